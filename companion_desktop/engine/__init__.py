@@ -1,0 +1,1 @@
+"""Pure rules: standard library only; the clock and randomness are passed in."""

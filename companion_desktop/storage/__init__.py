@@ -1,0 +1,1 @@
+"""SQLAlchemy models, Alembic migrations, repositories and the save file."""
