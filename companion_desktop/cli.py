@@ -1,0 +1,92 @@
+"""Command-line entry: the app by default, headless subcommands otherwise.
+
+Global options go before the subcommand: ``--data-dir DIR`` (default: the
+platform's user data folder, or ``$COMPANION_DATA_DIR``) and ``--now ISO-8601``
+(the clock for every time-based rule). Exit status: 0 ok, 1 a refused operation
+or an unusable database (the message says why), 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from companion_desktop import __version__
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, exit status 1."""
+
+
+def parse_now(text: str | None) -> datetime:
+    """``--now`` as an aware datetime in the local zone; the real clock when absent."""
+    if text is None:
+        return datetime.now().astimezone()
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise CliError(f"--now: {text!r} is not an ISO-8601 date and time, e.g. 2026-03-10T09:30") from None
+    return value.astimezone()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="companion-desktop",
+        description="A desktop AI companion. With no command, opens the app.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--data-dir", metavar="DIR", help="folder for the database and files")
+    parser.add_argument("--now", metavar="ISO-8601", help="use this time as the current time")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    state = sub.add_parser("state", help="show her state (time decay is resolved first)")
+    state.add_argument("--json", action="store_true", help="print JSON with the spec's field names")
+
+    rel = sub.add_parser("relationship", help="show the relationship card")
+    rel.add_argument("--json", action="store_true", help="print JSON")
+    rel.add_argument("--tracking", choices=("on", "off"), help="turn relationship tracking on or off")
+
+    mode = sub.add_parser("mode", help="switch between Companion Mode and Dating Sim Mode")
+    mode.add_argument("mode", choices=("companion", "dating_sim"))
+
+    export = sub.add_parser("export", help="write a save file (version 2.0)")
+    export.add_argument("file", type=Path)
+
+    imp = sub.add_parser("import", help="read a save file")
+    imp.add_argument("file", type=Path)
+    how = imp.add_mutually_exclusive_group(required=True)
+    how.add_argument("--merge", dest="how", action="store_const", const="merge",
+                     help="add what is new, keep what is here")
+    how.add_argument("--replace", dest="how", action="store_const", const="replace",
+                     help="replace everything here with the file's contents")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from companion_desktop.storage.db import StorageError
+    from companion_desktop.storage.savefile import SaveFileError
+
+    try:
+        now = parse_now(args.now)
+        if args.command is None:
+            from companion_desktop.app import run_gui
+
+            return run_gui(args.data_dir, now if args.now else None)
+        from companion_desktop import commands
+
+        return commands.run(args, now)
+    except (CliError, StorageError, SaveFileError) as exc:
+        print(f"companion-desktop: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+
+
+def print_json(data: object) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")

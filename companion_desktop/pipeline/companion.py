@@ -1,0 +1,111 @@
+"""The companion's state over the database: one place that loads, changes and saves it.
+
+Both the GUI and the command line go through ``CompanionService``, so opening the
+state always resolves time decay first and every change is one transaction.
+The clock is passed in (``now``: an aware datetime in the user's local zone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from companion_desktop.engine.character import RELATIONSHIP_STATS, STAT_RANGES, CharacterState
+from companion_desktop.engine.decay import DecayResult, resolve_time_decay_on_load
+from companion_desktop.engine.familiarity import (
+    Familiarity,
+    relationship_card,
+    relationship_info,
+)
+from companion_desktop.engine.modes import switch_mode
+from companion_desktop.storage import repository as repo
+from companion_desktop.storage.db import Database
+from companion_desktop.storage.settings import RelationshipSettings, load_settings, save_settings
+
+STAGE_NAMES = {
+    "companion": "Companion",
+    "stranger": "Stranger",
+    "acquaintance": "Acquaintance",
+    "friend": "Friend",
+    "close_friend": "Close Friend",
+    "romantic_interest": "Romantic Interest",
+    "dating": "Dating",
+    "committed": "Committed",
+    "soulmate": "Soulmate",
+}
+MODE_NAMES = {"companion": "Companion Mode", "dating_sim": "Dating Sim Mode"}
+
+
+@dataclass(frozen=True)
+class LoadedState:
+    """The state as opened at ``now``, and what time decay did on the way."""
+
+    state: CharacterState
+    decay: DecayResult
+
+
+class CompanionService:
+    """Loads and changes the companion's state through one database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def load(self, now: datetime) -> LoadedState:
+        """Open the state: create it on first run, resolve time decay, save if it moved."""
+        with self.db.session() as session:
+            state = repo.load_or_create_character(session, now)
+            decay = resolve_time_decay_on_load(state, now)
+            if decay.changed:
+                repo.save_character(session, decay.state)
+        return LoadedState(decay.state, decay)
+
+    def set_mode(self, mode: str, now: datetime) -> CharacterState:
+        """Switch between "companion" and "dating_sim" by the spec's rules."""
+        with self.db.session() as session:
+            state = repo.load_or_create_character(session, now)
+            state = resolve_time_decay_on_load(state, now).state
+            new = switch_mode(state, mode, now)
+            repo.save_character(session, new)
+        return new
+
+    def familiarity(self) -> Familiarity:
+        with self.db.session() as session:
+            return repo.load_or_create_familiarity(session, None)
+
+    def tracking_enabled(self) -> bool:
+        with self.db.read_session() as session:
+            return load_settings(session, RelationshipSettings).tracking_enabled
+
+    def set_tracking(self, enabled: bool) -> None:
+        with self.db.session() as session:
+            save_settings(session, RelationshipSettings(tracking_enabled=enabled))
+
+    def relationship(self, now: datetime) -> dict[str, Any]:
+        """The spec's ``get_relationship_info`` plus mode, and stage and stats in Dating Sim."""
+        state = self.load(now).state
+        info = relationship_info(self.familiarity(), now)
+        info["tracking_enabled"] = self.tracking_enabled()
+        info["mode"] = state.app_mode
+        if state.app_mode == "dating_sim":
+            info["stage"] = state.relationship_stage
+            info["stats"] = {stat: getattr(state, stat) for stat in RELATIONSHIP_STATS}
+        return info
+
+    def relationship_text(self, now: datetime) -> str:
+        """The relationship card, with stage and stat bars in Dating Sim Mode."""
+        state = self.load(now).state
+        lines = [relationship_card(self.familiarity(), now)]
+        if not self.tracking_enabled():
+            lines.append("(Relationship tracking is off: this card is not changing.)")
+        if state.app_mode == "dating_sim":
+            lines.append(f"Stage: {STAGE_NAMES[state.relationship_stage]}")
+            lines.extend(stat_bar(stat, getattr(state, stat)) for stat in RELATIONSHIP_STATS)
+        return "\n".join(lines)
+
+
+def stat_bar(stat: str, value: int, width: int = 20) -> str:
+    """``Affection  [#####...............]  250/1000``"""
+    high = STAT_RANGES[stat][1]
+    filled = round(width * value / high)
+    return f"{stat.capitalize():<10} [{'#' * filled}{'.' * (width - filled)}] {value:>4}/{high}"

@@ -1,0 +1,26 @@
+"""Shared fixtures: a fixed clock and fresh data folders."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from companion_desktop.engine.character import CharacterState, new_character
+
+#: A fixed local time zone for engine tests (UTC+2, no DST), so day edges are explicit.
+LOCAL = timezone(timedelta(hours=2))
+T0 = datetime(2026, 3, 10, 12, 0, tzinfo=LOCAL)
+
+SHARED_ASSETS = Path(__file__).resolve().parents[2] / "shared" / "assets"
+
+
+@pytest.fixture
+def t0() -> datetime:
+    return T0
+
+
+@pytest.fixture
+def fresh() -> CharacterState:
+    return new_character(T0)
