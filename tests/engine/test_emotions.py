@@ -97,7 +97,9 @@ def test_synonym_table_targets_are_canonical() -> None:
         (["a", "b", "c"], "a", ["b", "c", "a"]),
     ],
 )
-def test_add_cause_keeps_last_five(causes: list[str], cause: str | None, expected: list[str]) -> None:
+def test_add_cause_keeps_last_five(
+    causes: list[str], cause: str | None, expected: list[str]
+) -> None:
     original = list(causes)
     assert add_cause(causes, cause) == expected
     assert causes == original  # not mutated

@@ -1,0 +1,328 @@
+"""The save file (spec "Data Export and Import"), validated with pydantic.
+
+Keys are the spec's camelCase; unknown keys (``soulPrompt``, ``id``s,
+``embedding`` arrays, 3.x's ``data.settings``) are ignored. Types are strict: a
+string where a number belongs is an error and a bool is not a number. Ranges:
+energy, trust, intimacy, comfort, respect, mood intensity 0-100; affection
+0-1000; importance 0-100; confidence 0-1; relationshipScore 0-100; counts >= 0.
+Dates are ISO-8601 strings; one without an offset is read as UTC.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import date, datetime, timezone
+from typing import Annotated, Any, ClassVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+    ValidationError,
+    model_serializer,
+)
+from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+
+from ..engine.character import APP_MODES, EMOTIONS, MAX_MOOD_CAUSES, STAGES, default_personality
+
+FACT_CATEGORIES = ("user", "relationship", "shared_experience")
+TURN_ROLES = ("user", "assistant", "system")
+SUPPORTED_VERSIONS = "2.x and 3.x"
+_VERSION = re.compile(r"[23](\.\d+)*")
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: Numbers beyond this are refused (SQLite integers and doubles stay exact below it).
+_LARGEST = 2**53
+
+
+class SaveFileError(Exception):
+    """A save file that cannot be read; the message names the problem and where.
+
+    ``problems`` lists every problem found (the message shows the first).
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or [message]
+
+
+def show(value: Any) -> str:
+    """A short JSON-ish rendering of a bad value for messages."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _error(kind: str, template: str, value: Any) -> PydanticCustomError:
+    return PydanticCustomError(kind, template, {"got": show(value)})
+
+
+def _fmt(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
+
+
+def _number(low: float | None, high: float | None, kind: str = "float") -> BeforeValidator:
+    """Strict number check with range; ``kind``: float, round (to int) or whole (int only)."""
+
+    def check(value: Any) -> float | int:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _error("number_type", "must be a number (got {got})", value)
+        got = {"got": show(value), "low": _fmt(low or 0), "high": _fmt(high or 0)}
+        if not math.isfinite(value) or abs(value) > _LARGEST:
+            raise PydanticCustomError("number_type", "must be a finite number (got {got})", got)
+        if high is not None and low is not None and not low <= value <= high:
+            raise PydanticCustomError("range", "must be between {low} and {high} (got {got})", got)
+        if low is not None and value < low:
+            raise PydanticCustomError("range", "must be {low} or more (got {got})", got)
+        if kind == "whole" and not float(value).is_integer():
+            raise PydanticCustomError("whole", "must be a whole number (got {got})", got)
+        return float(value) if kind == "float" else int(round(value))
+
+    return BeforeValidator(check)
+
+
+def _choice(what: str, allowed: tuple[str, ...]) -> BeforeValidator:
+    def check(value: Any) -> str:
+        if not isinstance(value, str):
+            raise _error("string_type", "must be text (got {got})", value)
+        if value not in allowed:
+            raise PydanticCustomError(
+                "unknown_value",
+                "unknown {what} {got} (expected one of {allowed})",
+                {"what": what, "got": show(value), "allowed": ", ".join(allowed)},
+            )
+        return value
+
+    return BeforeValidator(check)
+
+
+def _parse_date(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise _error("date", "not an ISO-8601 date (got {got})", value) from None
+    else:
+        raise _error("date", "must be a date string (got {got})", value)
+    return parsed.replace(tzinfo=timezone.utc) if parsed.tzinfo is None else parsed
+
+
+def _day(value: str) -> str:
+    try:
+        if not _DAY.fullmatch(value):
+            raise ValueError(value)
+        date.fromisoformat(value)
+    except ValueError:
+        raise _error("date", "must be a day YYYY-MM-DD (got {got})", value) from None
+    return value
+
+
+Stat = Annotated[int, _number(0, 100, "round")]
+Affection = Annotated[int, _number(0, 1000, "round")]
+Count = Annotated[int, _number(0, None, "whole")]
+Whole = Annotated[int, _number(None, None, "whole")]
+Percent = Annotated[float, _number(0, 100)]
+Unit = Annotated[float, _number(0, 1)]
+NonNegative = Annotated[float, _number(0, None)]
+Date = Annotated[
+    datetime,
+    BeforeValidator(_parse_date),
+    PlainSerializer(lambda d: d.isoformat(), return_type=str, when_used="json"),
+]
+Emotion = Annotated[str, _choice("emotion", EMOTIONS)]
+Stage = Annotated[str, _choice("relationship stage", STAGES)]
+Causes = Annotated[list[str], AfterValidator(lambda causes: causes[-MAX_MOOD_CAUSES:])]
+
+
+class _Model(BaseModel):
+    """camelCase keys, strict types, unknown keys ignored; None-valued OMIT keys not written."""
+
+    model_config = ConfigDict(
+        extra="ignore", strict=True, alias_generator=to_camel, populate_by_name=True
+    )
+    OMIT_IF_NONE: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _drop_absent(self, handler: Any) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k not in self.OMIT_IF_NONE}
+
+
+class MoodModel(_Model):
+    OMIT_IF_NONE = frozenset({"secondary"})
+    primary: Emotion
+    intensity: Stat
+    secondary: Emotion | None = None
+    causes: Causes = []
+
+
+class CharacterModel(_Model):
+    OMIT_IF_NONE = frozenset({"savedDatingSimStage", "lastDecayAt"})
+    name: str
+    system_prompt: str
+    extensions: dict[str, Any] = {}
+    mood: MoodModel
+    energy: Stat
+    affection: Affection
+    trust: Stat
+    intimacy: Stat
+    comfort: Stat
+    respect: Stat
+    app_mode: Annotated[str, _choice("app mode", APP_MODES)] = "dating_sim"
+    relationship_stage: Stage
+    saved_dating_sim_stage: Stage | None = None
+    personality: dict[str, Any] = default_personality()
+    last_interaction: Date | None = None
+    last_decay_at: Date | None = None
+    first_met: Date
+    days_known: Count = 0
+    total_interactions: Count
+    current_streak: Count = 0
+    longest_streak: Count = 0
+    streak_last_date: Annotated[str, AfterValidator(_day)] | None = None
+    completed_events: list[str] = []
+    created_at: Date
+    updated_at: Date
+
+
+class FactModel(_Model):
+    OMIT_IF_NONE = frozenset({"source", "lastAccessed", "embeddingModel"})
+    content: str
+    category: Annotated[str, _choice("fact category", FACT_CATEGORIES)]
+    importance: Percent = 50.0
+    confidence: Unit = 0.8
+    source: str | None = None
+    reference_count: Count = 0
+    created_at: Date
+    last_accessed: Date | None = None
+    embedding_model: str | None = None  # read but never used: vectors are rebuilt
+
+
+class SessionModel(_Model):
+    """The web app's SessionSummary; ``id`` only links turns to it within one file."""
+
+    OMIT_IF_NONE = frozenset({"id", "summary", "emotionalArc", "stateSnapshot", "endedAt"})
+    id: Whole | None = None
+    summary: str | None = None
+    key_topics: list[str] = []
+    emotional_arc: str | None = None
+    state_snapshot: dict[str, Any] | None = None
+    message_count: Count = 0
+    started_at: Date
+    ended_at: Date | None = None
+
+
+class TurnModel(_Model):
+    OMIT_IF_NONE = frozenset({"sessionId", "metadata"})
+    session_id: Whole | None = None
+    role: Annotated[str, _choice("turn role", TURN_ROLES)]
+    content: str
+    metadata: dict[str, Any] | None = None
+    created_at: Date
+
+
+class CompletedEventModel(_Model):
+    OMIT_IF_NONE = frozenset({"eventType", "choiceIndex", "outcome", "stateChanges"})
+    event_id: str
+    event_type: str | None = None
+    choice_index: Count | None = None
+    outcome: str | None = None
+    state_changes: dict[str, Any] | None = None
+    completed_at: Date
+
+
+class RelationshipModel(_Model):
+    """Ours, not the web app's: the familiarity record (scope null = global)."""
+
+    scope: Whole | None = None
+    relationship_score: Percent = 0.0
+    total_interactions: Count = 0
+    positive_interactions: Count = 0
+    negative_interactions: Count = 0
+    avg_message_length: NonNegative = 0.0
+    conversation_depth_avg: NonNegative = 0.0
+    shared_references: dict[str, list[str]] = {}
+    first_interaction_at: Date | None = None
+    last_interaction_at: Date | None = None
+
+
+class SaveData(_Model):
+    OMIT_IF_NONE = frozenset({"character", "relationship"})
+    character: CharacterModel | None = None
+    facts: list[FactModel] = []
+    sessions: list[SessionModel] = []
+    conversation_turns: list[TurnModel] = []
+    completed_events: list[CompletedEventModel] = []
+    relationship: RelationshipModel | None = None
+
+
+class SaveFile(_Model):
+    """A whole save file; ``version`` is "2.x" or "3.x"."""
+
+    version: str
+    exported_at: Date | None = None
+    app_version: str | None = None
+    data: SaveData
+
+
+def check_version(raw: dict[str, Any]) -> None:
+    """Refuse a missing, non-string or unsupported ``version`` before anything else."""
+    if "version" not in raw:
+        raise SaveFileError(f"save file has no version (this app reads {SUPPORTED_VERSIONS})")
+    version = raw["version"]
+    if not isinstance(version, str) or not _VERSION.fullmatch(version):
+        raise SaveFileError(
+            f"unknown save file version {show(version)} (this app reads {SUPPORTED_VERSIONS})"
+        )
+
+
+def parse_save(raw: Any) -> SaveFile:
+    """Validate decoded JSON; raises SaveFileError naming the first problem."""
+    if not isinstance(raw, dict):
+        raise SaveFileError(f"a save file is a JSON object (got {show(raw)})")
+    check_version(raw)
+    try:
+        return SaveFile.model_validate(raw)
+    except ValidationError as error:
+        raise SaveFileError(describe(error), problems(error)) from None
+
+
+_MESSAGES = {
+    "missing": "is missing",
+    "string_type": "must be text (got {got})",
+    "bool_type": "must be true or false (got {got})",
+    "list_type": "must be a list (got {got})",
+    "dict_type": "must be an object (got {got})",
+    "model_type": "must be an object (got {got})",
+    "model_attributes_type": "must be an object (got {got})",
+}
+
+
+def _problem(problem: Any) -> str:
+    template = _MESSAGES.get(problem["type"])
+    message = template.format(got=show(problem.get("input"))) if template else problem["msg"]
+    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"])
+    return f"{where.lstrip('.') or 'save file'}: {message}"
+
+
+def problems(error: ValidationError) -> list[str]:
+    """Every problem as ``data.facts[3].importance: must be between 0 and 100 (got 150)``."""
+    return [_problem(problem) for problem in error.errors()]
+
+
+def describe(error: ValidationError) -> str:
+    """The first problem, plus how many more there are."""
+    found = problems(error)
+    text = found[0]
+    if len(found) > 1:
+        more = len(found) - 1
+        text += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return text

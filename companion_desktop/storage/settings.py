@@ -1,0 +1,87 @@
+"""Typed settings sections, one JSON row each in the ``settings`` table.
+
+API keys are never stored here: they live in the operating system's keyring.
+Loading never fails: a missing section gives the defaults, and a stored section
+that no longer validates gives the defaults with a logged warning. Unknown keys
+in a stored section are ignored (and dropped on the next save).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime, timezone
+from typing import ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import Text, cast, select
+from sqlalchemy.orm import Session
+
+from .models import SettingsRow
+
+log = logging.getLogger(__name__)
+
+
+class SettingsSection(BaseModel):
+    """Base of every section; ``SECTION`` is its key in the settings table."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True, frozen=False)
+    SECTION: ClassVar[str]
+
+
+class RelationshipSettings(SettingsSection):
+    """Settings > Relationship: whether the familiarity score is tracked."""
+
+    SECTION: ClassVar[str] = "relationship"
+    tracking_enabled: bool = True
+
+
+class DisplaySettings(SettingsSection):
+    """Settings > Display: mood faces (resting face and flash) and personalized moments."""
+
+    SECTION: ClassVar[str] = "display"
+    mood_expressions: bool = True
+    personalized_moments: bool = True
+
+
+class LlmSettings(SettingsSection):
+    """Settings > LLM Model. ``context_window`` is in tokens, 1024-131072 (default 8192)."""
+
+    SECTION: ClassVar[str] = "llm"
+    provider: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+    context_window: int = Field(default=8192, ge=1024, le=131072)
+    context_scaling: bool = True
+
+
+S = TypeVar("S", bound=SettingsSection)
+
+
+def load_settings(session: Session, model_cls: type[S]) -> S:
+    """The stored section, or its defaults when missing or invalid (never raises)."""
+    query = select(cast(SettingsRow.data, Text)).where(SettingsRow.section == model_cls.SECTION)
+    try:
+        raw = session.scalar(query)
+    except Exception:  # noqa: BLE001 - settings must never stop the app
+        log.warning("settings %r unreadable; using defaults", model_cls.SECTION, exc_info=True)
+        return model_cls()
+    if raw is None:
+        return model_cls()
+    try:
+        return model_cls.model_validate(json.loads(raw))
+    except (ValueError, TypeError, ValidationError) as error:
+        log.warning("settings %r are invalid (%s); using defaults", model_cls.SECTION, error)
+        return model_cls()
+
+
+def save_settings(session: Session, instance: SettingsSection, now: datetime | None = None) -> None:
+    """Validate ``instance`` again (ValidationError if out of range) and store it."""
+    model_cls = type(instance)
+    checked = model_cls.model_validate(instance.model_dump())
+    row = session.get(SettingsRow, model_cls.SECTION)
+    if row is None:
+        row = SettingsRow(section=model_cls.SECTION)
+        session.add(row)
+    row.data = checked.model_dump(mode="json")
+    row.updated_at = now or datetime.now(timezone.utc)
