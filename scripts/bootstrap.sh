@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 DEB_PACKAGES=(xvfb xcompmgr libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-xinerama0
   libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-shape0 libxkbcommon-x11-0
-  libegl1 libgl1 libgl1-mesa-dri libegl-mesa0 libfontconfig1 libdbus-1-3 espeak-ng)
+  libegl1 libgl1 libgl1-mesa-dri libegl-mesa0 libfontconfig1 libdbus-1-3 fonts-noto-color-emoji
+  espeak-ng)
 
 install_system_packages() {
   command -v dpkg-query >/dev/null 2>&1 || return 0
@@ -36,8 +37,13 @@ install_python_packages() {
   want="$(cat pyproject.toml | sha256sum | cut -c1-16)-$extras"
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "bootstrap: installing Python packages into .venv"
-    .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e ".[$extras]"
+    local log=.venv/bootstrap-pip.log
+    if ! { .venv/bin/python -m pip install --upgrade pip &&
+           .venv/bin/python -m pip install -e ".[$extras]"; } >"$log" 2>&1; then
+      tail -n 30 "$log" >&2
+      echo "bootstrap: pip failed; the whole log is in $log" >&2
+      exit 1
+    fi
     echo "$want" > "$stamp"
   fi
 }

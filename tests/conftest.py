@@ -24,3 +24,11 @@ def t0() -> datetime:
 @pytest.fixture
 def fresh() -> CharacterState:
     return new_character(T0)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Qt widgets need a platform: the real display when there is one, else offscreen."""
+    import os
+
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

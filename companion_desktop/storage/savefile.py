@@ -99,7 +99,7 @@ def _columns(row: Any, names: tuple[str, ...]) -> dict[str, Any]:
 def build_save(session: Session, now: datetime) -> dict[str, Any]:
     """The save file of the database as JSON-ready data (``now`` is ``exportedAt``)."""
     state = repository.load_character(session)
-    rel = repository.load_familiarity(session)
+    rel = repository.load_familiarity(session) or (Familiarity() if state else None)
     try:
         data = SaveData(
             character=_character_model(state) if state else None,

@@ -3,9 +3,10 @@
 STYLE_SHEET = """
 QMainWindow, QWidget { background: #fbf7fb; color: #3a3340; font-size: 13px; }
 #statePanel { background: #ffffff; border: 1px solid #eadff0; border-radius: 14px; padding: 10px; }
+#statePanel QLabel { background: transparent; }
 #companionName { font-size: 24px; font-weight: 600; color: #5b3a6e; }
 #companionMode { color: #8a7d93; }
-#stageBadge { background: #f3e6fb; color: #7a3ea1; border-radius: 10px; padding: 4px 10px;
+#statePanel #stageBadge { background: #f3e6fb; color: #7a3ea1; border-radius: 10px; padding: 4px 10px;
   font-weight: 600; }
 #moodLine { font-size: 15px; padding: 6px 0; }
 #daysLine { color: #8a7d93; }
