@@ -19,6 +19,8 @@ from companion_desktop.engine.familiarity import (
     relationship_info,
 )
 from companion_desktop.engine.modes import switch_mode
+from companion_desktop.engine.state_updates import LlmSuggestion
+from companion_desktop.engine.turn import TurnOutcome, apply_system_turn, apply_user_turn
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage.db import Database
 from companion_desktop.storage.settings import RelationshipSettings, load_settings, save_settings
@@ -68,6 +70,52 @@ class CompanionService:
             new = switch_mode(state, mode, now)
             repo.save_character(session, new)
         return new
+
+    def commit_user_turn(
+        self,
+        session_id: int | None,
+        message: str,
+        reply: str,
+        suggestion: LlmSuggestion | None,
+        now: datetime,
+    ) -> TurnOutcome:
+        """Apply a finished user turn and save it: state, familiarity, both messages.
+
+        One transaction: either all of it lands or none of it. Familiarity moves
+        only while relationship tracking is on.
+        """
+        with self.db.session() as session:
+            state = resolve_time_decay_on_load(repo.load_or_create_character(session, now), now).state
+            tracking = load_settings(session, RelationshipSettings).tracking_enabled
+            rel = repo.load_or_create_familiarity(session, None) if tracking else None
+            turns = repo.count_session_turns(session, session_id) if session_id else 0
+            outcome = apply_user_turn(
+                state, message, suggestion, now, familiarity=rel, conversation_turns=turns // 2 + 1
+            )
+            repo.save_character(session, outcome.state)
+            if outcome.familiarity is not None:
+                repo.save_familiarity(session, outcome.familiarity)
+            meta = {"sentiment": outcome.analysis.sentiment, "topicDepth": outcome.analysis.depth}
+            repo.add_turn(session, session_id, "user", message, now, meta)
+            repo.add_turn(session, session_id, "assistant", reply, now, {"stateChanges": outcome.applied})
+        return outcome
+
+    def commit_system_turn(
+        self,
+        session_id: int | None,
+        event_text: str,
+        reply: str,
+        suggestion: LlmSuggestion | None,
+        now: datetime,
+    ) -> TurnOutcome:
+        """Save a machine-generated turn: only her mood may move; the away clock stays."""
+        with self.db.session() as session:
+            state = repo.load_or_create_character(session, now)
+            outcome = apply_system_turn(state, suggestion, now)
+            repo.save_character(session, outcome.state)
+            repo.add_turn(session, session_id, "system", event_text, now, {"systemEvent": True})
+            repo.add_turn(session, session_id, "assistant", reply, now, {"systemEvent": True})
+        return outcome
 
     def familiarity(self) -> Familiarity:
         with self.db.session() as session:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.state_panel import StatePanel
 from companion_desktop.ui.style import STYLE_SHEET
 
@@ -69,17 +70,26 @@ class MainWindow(QMainWindow):
         self.refresh()
 
     def refresh(self) -> None:
-        """Reload the state (resolving time decay) and redraw."""
+        """Reload the state (resolving time decay) and redraw; a database problem is shown."""
         now = self.clock()
-        state = self.service.load(now).state
+        try:
+            state = self.service.load(now).state
+            card = self.service.relationship_text(now)
+        except StorageError as exc:
+            self.statusBar().showMessage(str(exc))
+            return
+        self.statusBar().clearMessage()
         self.panel.show_state(state)
         button = self.mode_buttons[state.app_mode]
         if not button.isChecked():
             button.blockSignals(True)
             button.setChecked(True)
             button.blockSignals(False)
-        self.card.setPlainText(self.service.relationship_text(now))
+        self.card.setPlainText(card)
 
     def set_mode(self, mode: str) -> None:
-        self.service.set_mode(mode, self.clock())
+        try:
+            self.service.set_mode(mode, self.clock())
+        except StorageError as exc:
+            self.statusBar().showMessage(f"Could not switch modes: {exc}")
         self.refresh()

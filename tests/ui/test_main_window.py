@@ -65,3 +65,25 @@ def test_window_screenshot(window, tmp_path):
     path = tmp_path / "main.png"
     assert window.grab().save(str(path))
     assert path.stat().st_size > 5000
+
+
+def test_locked_database_is_shown_not_raised(qtbot, tmp_path):
+    import sqlite3
+
+    from companion_desktop.ui.main_window import MainWindow
+
+    db = Database.open(tmp_path / "quick", busy_timeout=0.2)
+    window = MainWindow(CompanionService(db), lambda: T0)
+    qtbot.addWidget(window)
+    holder = sqlite3.connect(db.path, timeout=0.1)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        window.mode_buttons["companion"].click()
+        message = window.statusBar().currentMessage()
+    finally:
+        holder.rollback()
+        holder.close()
+    assert "in use" in message
+    window.refresh()
+    assert window.statusBar().currentMessage() == ""
+    db.close()
