@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 . scripts/xdisplay.sh
-if [ $# -eq 0 ] || [[ "$1" == -* ]]; then start_virtual_display; fi
+start_virtual_display
 exec_status=0
 .venv/bin/companion-desktop "$@" || exec_status=$?
 exit $exec_status

@@ -18,5 +18,6 @@ start_virtual_display() {
   export DISPLAY=":$n"
   if command -v xcompmgr >/dev/null 2>&1; then xcompmgr -n >/dev/null 2>&1 & COMPMGR_PID=$!; fi
   trap 'kill ${COMPMGR_PID:-} ${XVFB_PID:-} 2>/dev/null || true' EXIT
-  echo "virtual display $DISPLAY started (Xvfb)" >&2
+  trap 'exit 130' INT TERM
+  echo "no display found: using a virtual display $DISPLAY (Xvfb); windows there are not on your screen" >&2
 }
