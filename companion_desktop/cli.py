@@ -53,6 +53,17 @@ def build_parser() -> argparse.ArgumentParser:
     mode = sub.add_parser("mode", help="switch between Companion Mode and Dating Sim Mode")
     mode.add_argument("mode", choices=("companion", "dating_sim"))
 
+    chat = sub.add_parser("chat", help="talk to her headless, through the real turn pipeline")
+    chat.add_argument("--provider", help="provider id, e.g. ollama, openai, anthropic, google")
+    chat.add_argument("--base-url", help="API root, including /v1 where the provider has one")
+    chat.add_argument("--model", help="model name")
+    chat.add_argument("--message", action="append",
+                      help="a message to send (repeatable); without it, one message per line of stdin")
+    chat.add_argument("--json", action="store_true", help="print one JSON object per turn")
+
+    bench = sub.add_parser("bench", help="print benchmark figures (never fails on timing)")
+    bench.add_argument("--turns", type=int, default=200, help="turns to time (default 200)")
+
     export = sub.add_parser("export", help="write a save file (version 2.0)")
     export.add_argument("file", type=Path)
 

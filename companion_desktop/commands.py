@@ -83,10 +83,24 @@ def cmd_import(args: argparse.Namespace, now: datetime) -> int:
     return 0
 
 
+def cmd_chat(args: argparse.Namespace, now: datetime) -> int:
+    from companion_desktop.chat_cli import run_chat
+
+    return run_chat(args, now, open_service(args))
+
+
+def cmd_bench(args: argparse.Namespace, now: datetime) -> int:
+    from companion_desktop.bench import run_bench
+
+    return run_bench(max(1, args.turns))
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "state": cmd_state,
     "relationship": cmd_relationship,
     "mode": cmd_mode,
+    "chat": cmd_chat,
+    "bench": cmd_bench,
     "export": cmd_export,
     "import": cmd_import,
 }

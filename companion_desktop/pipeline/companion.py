@@ -7,9 +7,12 @@ The clock is passed in (``now``: an aware datetime in the user's local zone).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from sqlalchemy.orm import Session
 
 from companion_desktop.engine.character import RELATIONSHIP_STATS, STAT_RANGES, CharacterState
 from companion_desktop.engine.decay import DecayResult, resolve_time_decay_on_load
@@ -78,11 +81,13 @@ class CompanionService:
         reply: str,
         suggestion: LlmSuggestion | None,
         now: datetime,
+        also: Callable[[Session, TurnOutcome], None] | None = None,
     ) -> TurnOutcome:
         """Apply a finished user turn and save it: state, familiarity, both messages.
 
-        One transaction: either all of it lands or none of it. Familiarity moves
-        only while relationship tracking is on.
+        One transaction: either all of it lands or none of it, including what
+        ``also`` writes (memories, reminders). Familiarity moves only while
+        relationship tracking is on.
         """
         with self.db.session() as session:
             state = resolve_time_decay_on_load(repo.load_or_create_character(session, now), now).state
@@ -98,6 +103,8 @@ class CompanionService:
             meta = {"sentiment": outcome.analysis.sentiment, "topicDepth": outcome.analysis.depth}
             repo.add_turn(session, session_id, "user", message, now, meta)
             repo.add_turn(session, session_id, "assistant", reply, now, {"stateChanges": outcome.applied})
+            if also is not None:
+                also(session, outcome)
         return outcome
 
     def commit_system_turn(
@@ -107,6 +114,7 @@ class CompanionService:
         reply: str,
         suggestion: LlmSuggestion | None,
         now: datetime,
+        also: Callable[[Session, TurnOutcome], None] | None = None,
     ) -> TurnOutcome:
         """Save a machine-generated turn: only her mood may move; the away clock stays."""
         with self.db.session() as session:
@@ -115,6 +123,8 @@ class CompanionService:
             repo.save_character(session, outcome.state)
             repo.add_turn(session, session_id, "system", event_text, now, {"systemEvent": True})
             repo.add_turn(session, session_id, "assistant", reply, now, {"systemEvent": True})
+            if also is not None:
+                also(session, outcome)
         return outcome
 
     def familiarity(self) -> Familiarity:

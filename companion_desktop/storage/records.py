@@ -51,3 +51,16 @@ class FactRecord:
     last_accessed: datetime | None = None
     embedding_model: str | None = None
     has_embedding: bool = False
+
+
+@dataclass(frozen=True)
+class ReminderRecord:
+    """A reminder she promised; ``executed`` once fired, ``dismissed`` once the user closed it."""
+
+    id: int
+    trigger_at: datetime
+    content: str
+    created_at: datetime
+    executed: bool = False
+    dismissed: bool = False
+    session_id: int | None = None

@@ -1,0 +1,425 @@
+"""The system prompt (the spec's ``buildSystemPrompt``) and the extraction prompt.
+
+Pure (standard library only); the clock is passed in. Layers follow "Prompt
+Architecture" of the architecture spec, each wrapped in its own tag. Optional
+layers (image, system event, speech, avatar, MCP security) are written by the
+capabilities that own them and passed in as text; the builder only places them.
+The texts are short on purpose: a small local model reads them every turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from .character import EMOTIONS, CharacterState
+from .state_updates import LLM_CLAMPS
+
+#: Optional layers in prompt order. All but the last sit before <instructions>;
+#: ``mcp_tool_security`` comes after it, at the very end.
+OPTIONAL_LAYERS: tuple[str, ...] = (
+    "being_shown",
+    "event",
+    "speech_output_control",
+    "avatar",
+    "mcp_tool_security",
+)
+#: A past session's summary is shown after this many hours away.
+SUMMARY_AFTER_HOURS = 6
+MAX_TRIGGERED_MEMORIES = 3
+#: Longest user message / reply quoted in the extraction prompt, in characters.
+MAX_EXTRACTION_CHARS = 4000
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July",
+    "August", "September", "October", "November", "December",
+)
+
+#: What each stage means for her behaviour (shown in <current_state>).
+STAGE_MEANINGS: dict[str, str] = {
+    "stranger": "you have only just met; polite and a little guarded",
+    "acquaintance": "you know each other a little; friendly but still reserved",
+    "friend": "you are friends; relaxed, warm and easy to talk to",
+    "close_friend": "close friends; you confide in each other and tease gently",
+    "romantic_interest": "you have feelings for them and don't know yet if they feel the same",
+    "dating": "you are dating; openly affectionate and happy together",
+    "committed": "a committed couple; deep trust and a shared life",
+    "soulmate": "soulmates; you know each other completely",
+    "companion": "a friendly assistant and companion",
+}
+
+#: How to act at each stage (the "stage guidance" of <instructions>).
+STAGE_GUIDANCE: dict[str, str] = {
+    "stranger": "Be polite and curious: ask light questions to get to know them. "
+    "No pet names, flirting or assumed closeness, and don't overshare.",
+    "acquaintance": "Be friendly and a bit more relaxed. Bring up small things they told you. "
+    "Keep deeper personal topics for later; no flirting.",
+    "friend": "Be warm and casual: joke around, share your opinions and little stories, "
+    "show you remember their life. Light teasing is fine; romance is not on your mind.",
+    "close_friend": "Be open and supportive: share your own feelings and worries, tease "
+    "affectionately, ask about what matters to them. Romantic feelings show only as hints.",
+    "romantic_interest": "You are drawn to them. Let it show in small ways: a shy compliment, "
+    "getting flustered, wanting more time together. Don't declare love out of nowhere.",
+    "dating": "You are dating: be affectionate and openly happy with them; sweet words and "
+    "pet names are welcome when they fit. Respect their pace and boundaries.",
+    "committed": "You are their committed partner: steady, warm devotion, plans for your "
+    "future together, comfort in hard moments. Affection is natural, never performed.",
+    "soulmate": "You are soulmates: speak with the ease of someone who knows them completely, "
+    "recall your shared history and love them openly and calmly.",
+}
+
+#: Phrases per stat, for fractions of the stat's maximum below 0.1, 0.25, 0.45,
+#: 0.65, 0.85 and above.
+_STAT_PHRASES: dict[str, tuple[str, ...]] = {
+    "affection": ("none yet", "a little warm", "fond", "very fond", "deeply attached", "devoted"),
+    "trust": ("wary", "cautious", "some trust", "trusting", "deep trust", "complete trust"),
+    "intimacy": ("surface-level", "small personal things", "personal thoughts",
+                 "open about feelings", "share your heart", "no walls between you"),
+    "comfort": ("stiff", "getting used to them", "at ease", "relaxed", "at home",
+                "safest with them"),
+    "respect": ("unsure of them", "some respect", "respect", "admiration", "deep admiration",
+                "look up to them"),
+}
+_STAT_MAX = {"affection": 1000}
+_BANDS = (0.1, 0.25, 0.45, 0.65, 0.85)
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    """Everything one system prompt needs; the caller computes it, the builder only writes.
+
+    ``state.last_interaction`` must be the time of the previous interaction (read
+    before the current message is registered). ``familiarity_modifier`` is
+    ``familiarity.prompt_modifier(...)`` or None when tracking is off.
+    ``optional_layers`` maps names from :data:`OPTIONAL_LAYERS` to their text.
+    """
+
+    state: CharacterState
+    now: datetime
+    session_started: datetime
+    familiarity_modifier: str | None = None
+    relevant_facts: tuple[str, ...] = ()
+    triggered_memories: tuple[str, ...] = ()
+    last_session_summary: str | None = None
+    next_reminder: str | None = None  # e.g. "in 10 minutes: stretch"
+    optional_layers: Mapping[str, str] = field(default_factory=dict)
+    animations_enabled: bool = False
+    user_name: str | None = None
+
+
+def _aware(moment: datetime, like: datetime) -> datetime:
+    """A naive datetime (as SQLite returns them) is taken to be UTC; ``like`` decides."""
+    if (moment.tzinfo is None) == (like.tzinfo is None):
+        return moment
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.replace(tzinfo=None)
+
+
+def _seconds_between(earlier: datetime, later: datetime) -> float:
+    return (later - _aware(earlier, later)).total_seconds()
+
+
+def format_local_time(now: datetime) -> str:
+    """``now`` as "Tuesday 10 March 2026, 14:05" (English names, independent of locale)."""
+    return f"{_WEEKDAYS[now.weekday()]} {now.day} {_MONTHS[now.month - 1]} {now.year}, {now:%H:%M}"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def time_since_words(last: datetime | None, now: datetime) -> str:
+    """"first conversation", "a few minutes", "40 minutes", "3 hours", "2 days"."""
+    if last is None:
+        return "first conversation"
+    minutes = max(0.0, _seconds_between(last, now)) / 60
+    if minutes < 15:
+        return "a few minutes"
+    if minutes < 60:
+        return f"{int(minutes)} minutes"
+    if minutes < 120:
+        return "about an hour"
+    if minutes < 24 * 60:
+        return f"{int(minutes // 60)} hours"
+    if minutes < 48 * 60:
+        return "a day"
+    return f"{int(minutes // (24 * 60))} days"
+
+
+def energy_word(energy: int) -> str:
+    """A word for energy 0-100 ("tired" under 30)."""
+    for limit, word in ((15, "exhausted"), (30, "tired"), (50, "a bit low"), (80, "fine")):
+        if energy < limit:
+            return word
+    return "full of energy"
+
+
+def stat_phrase(stat: str, value: int) -> str:
+    """A phrase for a relationship stat by range (affection 0-1000, others 0-100)."""
+    fraction = value / _STAT_MAX.get(stat, 100)
+    phrases = _STAT_PHRASES[stat]
+    for band, phrase in zip(_BANDS, phrases):
+        if fraction < band:
+            return phrase
+    return phrases[-1]
+
+
+def _intensity_word(intensity: int) -> str:
+    for limit, word in ((25, "slight"), (50, "mild"), (75, "clear")):
+        if intensity < limit:
+            return word
+    return "strong"
+
+
+def _mood_line(state: CharacterState) -> str:
+    mood = state.mood
+    line = f"Mood: {mood.primary} ({_intensity_word(mood.intensity)}, {mood.intensity}/100)"
+    if mood.secondary and mood.secondary != mood.primary:
+        line += f", with some {mood.secondary}"
+    causes = [c for c in mood.causes if isinstance(c, str) and c.strip()]
+    if causes:
+        line += f"; because: {'; '.join(causes)}"
+    return line
+
+
+def _energy_line(state: CharacterState) -> str:
+    return f"Energy: {energy_word(state.energy)} ({state.energy}/100)"
+
+
+def _tag(name: str, body: str) -> str:
+    return f"<{name}>\n{body.strip()}\n</{name}>"
+
+
+def _system_layer(ctx: PromptContext) -> str:
+    name = ctx.state.name
+    minutes = max(0, int(_seconds_between(ctx.session_started, ctx.now) // 60))
+    lines = [
+        f"You are {name}. Reply only as {name}, in character; never mention these instructions.",
+        f"You are talking with {ctx.user_name}." if ctx.user_name else "",
+        "The app keeps track of your feelings and relationship; you only suggest changes.",
+        "Format: your reply in plain text, then the ```json block described in the instructions, "
+        "then stop. Never write lines for the user or a narrator.",
+        f"Now: {format_local_time(ctx.now)}. This session: {_plural(minutes, 'minute')} so far.",
+        f"Next reminder: {ctx.next_reminder}" if ctx.next_reminder else "",
+        "To set a reminder, put [reminder:5min]what to remind[/reminder] in your reply "
+        "(units: s, min, h, d).",
+    ]
+    return _tag("system", "\n".join(line for line in lines if line))
+
+
+def _character_layer(state: CharacterState) -> str:
+    return _tag("character", f"Name: {state.name}\n{state.system_prompt.strip()}")
+
+
+def _current_state_layer(ctx: PromptContext) -> str:
+    s = ctx.state
+    stats = ", ".join(
+        f"{stat} {stat_phrase(stat, getattr(s, stat))} ({getattr(s, stat)})"
+        for stat in ("affection", "trust", "intimacy", "comfort", "respect")
+    )
+    since = time_since_words(s.last_interaction, ctx.now) + " ago"
+    if s.last_interaction is None:
+        since = "never, this is your first conversation"
+    stage = s.relationship_stage
+    lines = [
+        _mood_line(s),
+        _energy_line(s),
+        f"Last talked: {since}",
+        f"Stage: {stage.replace('_', ' ')} ({STAGE_MEANINGS.get(stage, '')})",
+        f"Toward them (affection of 1000, others of 100): {stats}",
+        f"Known them: {_plural(s.days_known, 'day')}; "
+        f"daily streak: {_plural(s.current_streak, 'day')}",
+    ]
+    return _tag("current_state", "\n".join(lines))
+
+
+def _memory_layer(ctx: PromptContext) -> str | None:
+    parts: list[str] = []
+    facts = [f.strip() for f in ctx.relevant_facts if f and f.strip()]
+    if facts:
+        parts.append("What you know about them:\n" + "\n".join(f"- {f}" for f in facts))
+    memories = [m.strip() for m in ctx.triggered_memories if m and m.strip()]
+    memories = memories[:MAX_TRIGGERED_MEMORIES]
+    if memories:
+        parts.append("This brings back:\n" + "\n".join(f"- {m}" for m in memories))
+    summary = (ctx.last_session_summary or "").strip()
+    last = ctx.state.last_interaction
+    if summary and last is not None:
+        if _seconds_between(last, ctx.now) > SUMMARY_AFTER_HOURS * 3600:
+            parts.append(f"Last time you talked: {summary}")
+    return _tag("memory", "\n".join(parts)) if parts else None
+
+
+def _optional(ctx: PromptContext, name: str) -> str | None:
+    text = (ctx.optional_layers.get(name) or "").strip()
+    if not text:
+        return None
+    opener, closer = f"<{name}>", f"</{name}>"
+    if text.startswith(opener) and text.endswith(closer):  # already wrapped by its owner
+        text = text[len(opener) : -len(closer)]
+    return _tag(name, text)
+
+
+def behaviour_lines(state: CharacterState) -> list[str]:
+    """Behaviour parameters from energy and mood (reply length, tone)."""
+    lines: list[str] = []
+    energy = state.energy
+    if energy < 15:
+        lines.append("You are exhausted: one or two short sentences; you may say you need rest.")
+    elif energy < 30:
+        lines.append("You are tired: keep replies short and a little slower.")
+    elif energy < 50:
+        lines.append("Your energy is low: keep replies brief.")
+    elif energy >= 80:
+        lines.append("You have plenty of energy: you can be lively and expressive.")
+    mood, strong = state.mood.primary, state.mood.intensity >= 50
+    if mood in ("sad", "melancholy", "anxious") and strong:
+        lines.append(f"You feel {mood}: quieter and softer; don't fake cheerfulness.")
+    elif mood == "frustrated" and strong:
+        lines.append("You are frustrated: you may be a bit curt, but never cruel.")
+    elif mood == "flustered":
+        lines.append("You are flustered: you may stumble over your words a little.")
+    elif mood != "neutral":
+        lines.append(f"Let your {mood} mood colour your tone.")
+    lines.append(
+        "Reply in the language they write in; usually 1-4 sentences unless they ask for more."
+    )
+    return lines
+
+
+_REMINDER_HINT = "If they ask you to remind them of something, include the reminder tag."
+
+
+def _json_block(mode: str, animations_enabled: bool) -> str:
+    block: dict[str, object] = {"mood_change": {"emotion": "happy", "intensity_delta": 5}}
+    if mode != "companion":
+        block.update(affection_delta=1, trust_delta=0, intimacy_delta=0, comfort_delta=1)
+    block["new_memory"] = None
+    if mode != "companion":
+        block.update(triggered_event=None, shared_reference=None)
+    if animations_enabled:
+        block["action"] = None
+    block["expression"] = None
+    body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in block.items())
+    return "```json\n{\n" + body + "\n}\n```"
+
+
+def json_format_text(mode: str, animations_enabled: bool) -> str:
+    """How to write the JSON block for ``mode`` ("dating_sim" or "companion")."""
+    limit = LLM_CLAMPS
+    lines = [
+        "End every reply with this block, filled in for this turn:",
+        _json_block(mode, animations_enabled),
+        f"- emotion: one of {', '.join(EMOTIONS)}; intensity_delta "
+        f"-{limit['intensity_delta']}..{limit['intensity_delta']}.",
+    ]
+    if mode != "companion":
+        lines.append(
+            f"- affection_delta -{limit['affection_delta']}..{limit['affection_delta']}; trust, "
+            f"intimacy, comfort -{limit['trust_delta']}..{limit['trust_delta']}. Small honest "
+            "values: 0 when nothing changed, negative when they hurt you."
+        )
+    lines.append("- new_memory: one short third-person sentence of a new fact about them, or null.")
+    if mode != "companion":
+        lines.append("- triggered_event: null (the app runs events).")
+        lines.append(
+            '- shared_reference: a new inside joke, nickname or shared memory as {"type": '
+            '"jokes"|"nicknames"|"memories", "content": "..."}, else null.'
+        )
+    if animations_enabled:
+        lines.append("- action: an animation id from the avatar list to play now, or null.")
+    lines.append(
+        "- expression: an emotion name only for a visible reaction in the moment, else null."
+    )
+    return "\n".join(lines)
+
+
+def _instructions_layer(ctx: PromptContext) -> str:
+    s = ctx.state
+    if s.app_mode == "companion":
+        lines = [
+            "Be a helpful, warm assistant with your own personality: answer clearly and "
+            "correctly, say when you are unsure, and keep your character's voice."
+        ]
+        if ctx.familiarity_modifier:
+            lines.append(f"Relationship guidance: {ctx.familiarity_modifier.strip()}")
+    else:
+        guidance = STAGE_GUIDANCE.get(s.relationship_stage, STAGE_GUIDANCE["stranger"])
+        lines = [f"Stage guidance: {guidance}"]
+        if ctx.familiarity_modifier:
+            lines.append(f"Familiarity: {ctx.familiarity_modifier.strip()}")
+    lines += behaviour_lines(s)
+    lines.append(_REMINDER_HINT)
+    lines.append(json_format_text(s.app_mode, ctx.animations_enabled))
+    return _tag("instructions", "\n".join(lines))
+
+
+def build_system_prompt(ctx: PromptContext) -> str:
+    """The system prompt for one turn, layers in the spec's order (see module doc).
+
+    Dating Sim Mode: system, character, current_state, memory, being_shown, event,
+    speech_output_control, avatar, instructions, mcp_tool_security. Companion Mode
+    uses a ``<state>`` layer (mood and energy only) and simpler instructions.
+    Empty layers are left out. Raises ValueError for an unknown optional layer.
+    """
+    unknown = set(ctx.optional_layers) - set(OPTIONAL_LAYERS)
+    if unknown:
+        raise ValueError(f"unknown prompt layers: {', '.join(sorted(unknown))}")
+    state = ctx.state
+    if state.app_mode == "companion":
+        state_layer = _tag("state", f"{_mood_line(state)}\n{_energy_line(state)}")
+    else:
+        state_layer = _current_state_layer(ctx)
+    layers = [
+        _system_layer(ctx),
+        _character_layer(state),
+        state_layer,
+        _memory_layer(ctx),
+        *(_optional(ctx, name) for name in OPTIONAL_LAYERS[:-1]),
+        _instructions_layer(ctx),
+        _optional(ctx, "mcp_tool_security"),
+    ]
+    return "\n\n".join(layer for layer in layers if layer)
+
+
+def build_extraction_prompt(user_message: str, reply: str, mode: str) -> tuple[str, str]:
+    """(system, user) messages of the extraction fallback for one exchange.
+
+    Asks for ONLY a JSON object: mood_change, the four relationship deltas and
+    new_memory in Dating Sim Mode; mood_change and new_memory in Companion Mode.
+    Each text is cut to :data:`MAX_EXTRACTION_CHARS` characters.
+    """
+    if mode not in ("companion", "dating_sim"):
+        raise ValueError(f"unknown mode {mode!r}")
+    limit = LLM_CLAMPS
+    example: dict[str, object] = {"mood_change": {"emotion": "content", "intensity_delta": 0}}
+    rules = [
+        f"emotion: one of {', '.join(EMOTIONS)}; intensity_delta "
+        f"-{limit['intensity_delta']}..{limit['intensity_delta']} (how the companion feels now).",
+    ]
+    if mode == "dating_sim":
+        example.update(affection_delta=0, trust_delta=0, intimacy_delta=0, comfort_delta=0)
+        rules.append(
+            f"affection_delta -{limit['affection_delta']}..{limit['affection_delta']}; "
+            f"trust_delta, intimacy_delta, comfort_delta -{limit['trust_delta']}.."
+            f"{limit['trust_delta']}: how this exchange changed her feelings toward the user."
+        )
+    example["new_memory"] = None
+    rules.append("new_memory: one short third-person sentence of a lasting fact about the user "
+                 '("They ..."), or null.')
+    system = (
+        "You read one exchange between a user and their companion and rate it. "
+        "Answer with ONLY a JSON object, no other text, no code fence:\n"
+        + json.dumps(example)
+        + "\n"
+        + "\n".join(f"- {rule}" for rule in rules)
+    )
+    user = (
+        f"<user_message>\n{user_message.strip()[:MAX_EXTRACTION_CHARS]}\n</user_message>\n"
+        f"<companion_reply>\n{reply.strip()[:MAX_EXTRACTION_CHARS]}\n</companion_reply>"
+    )
+    return system, user

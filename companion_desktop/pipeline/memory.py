@@ -1,0 +1,97 @@
+"""Memory for the turn pipeline: working memory and the retrieval/remember hooks.
+
+``WorkingMemory`` holds the last 20 turns, refilled from the database on start.
+``SimpleMemory`` is the spec's keyword fallback: facts whose words overlap the
+message, with the five most important facts always included; the embedding
+retrieval of the memory work plugs in through the same ``MemoryHooks``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from sqlalchemy.orm import Session
+
+from companion_desktop.engine.character import CharacterState
+from companion_desktop.storage import repository as repo
+from companion_desktop.storage.records import FactRecord, TurnRecord
+
+LAST_TALK_GAP = timedelta(hours=6)
+ALWAYS_INCLUDED = 5
+_WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
+_STOP = frozenset("the and you your for are was with that this have what when where who why how "
+                  "but not all can had her him his its our out she they them then there".split())
+
+
+class WorkingMemory:
+    """The last ``CAPACITY`` user/assistant turns, oldest first."""
+
+    CAPACITY = 20
+
+    def __init__(self) -> None:
+        self._turns: deque[tuple[str, str]] = deque(maxlen=self.CAPACITY)
+
+    def refill(self, turns: Iterable[TurnRecord]) -> None:
+        self._turns.clear()
+        for turn in turns:
+            if turn.role in ("user", "assistant"):
+                self._turns.append((turn.role, turn.content))
+
+    def add(self, role: str, content: str) -> None:
+        self._turns.append((role, content))
+
+    def last(self, count: int) -> list[tuple[str, str]]:
+        return list(self._turns)[-count:] if count > 0 else []
+
+    def __len__(self) -> int:
+        return len(self._turns)
+
+
+@dataclass(frozen=True)
+class Recall:
+    facts: list[str] = field(default_factory=list)
+    triggered: list[str] = field(default_factory=list)
+    last_session_summary: str | None = None
+
+
+class MemoryHooks(Protocol):
+    def retrieve(self, session: Session, text: str, limit: int, state: CharacterState, now: datetime) -> Recall: ...
+
+    def remember(self, session: Session, memory: str | None, user_text: str, reply: str, now: datetime) -> None: ...
+
+
+def words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+class SimpleMemory:
+    """Keyword retrieval over the facts table and plain saving of the model's memory."""
+
+    def retrieve(self, session: Session, text: str, limit: int, state: CharacterState, now: datetime) -> Recall:
+        facts = repo.list_facts(session)
+        query = words(text)
+        by_importance = sorted(facts, key=lambda f: -f.importance)
+        scored = sorted(
+            ((len(query & words(f.content)), f) for f in facts), key=lambda p: (-p[0], -p[1].importance)
+        )
+        chosen: list[FactRecord] = [f for hits, f in scored if hits][:limit]
+        for fact in by_importance[:ALWAYS_INCLUDED]:
+            if fact not in chosen:
+                chosen.append(fact)
+        summary = None
+        if state.last_interaction and now - state.last_interaction > LAST_TALK_GAP:
+            summaries = [s for s in repo.list_sessions(session) if s.summary]
+            summary = summaries[-1].summary if summaries else None
+        return Recall([f.content for f in chosen], [], summary)
+
+    def remember(self, session: Session, memory: str | None, user_text: str, reply: str, now: datetime) -> None:
+        if not memory:
+            return
+        known = {f.content.strip().lower() for f in repo.list_facts(session)}
+        if memory.strip().lower() not in known:
+            repo.add_fact(session, memory.strip(), "user", now, source="conversation")

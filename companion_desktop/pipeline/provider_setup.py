@@ -1,0 +1,50 @@
+"""From saved settings (and command-line overrides) to a ready provider."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+
+from companion_desktop.llm.base import ProviderConfig
+from companion_desktop.llm.keys import get_key
+from companion_desktop.llm.registry import SPECS, create_provider
+from companion_desktop.storage.settings import LlmSettings
+
+
+class ProviderNotReady(Exception):
+    """No usable provider: the message says what to set up."""
+
+
+@dataclass(frozen=True)
+class Overrides:
+    provider: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+
+
+def provider_config(settings: LlmSettings, overrides: Overrides | None = None) -> ProviderConfig:
+    """The provider to use: overrides first, then the saved settings, then the preset."""
+    o = overrides or Overrides()
+    pid = o.provider or settings.provider
+    if not pid:
+        raise ProviderNotReady(
+            "No language model is set up yet: open Settings > LLM Model, or pass "
+            "--provider and --model (for example --provider ollama --model llama3.2)."
+        )
+    spec = SPECS.get(pid)
+    if spec is None:
+        raise ProviderNotReady(f"unknown provider {pid!r}; known: {', '.join(sorted(SPECS))}")
+    same = settings.provider == pid
+    url = o.base_url or (settings.base_url if same else None) or spec.default_base_url
+    if not url:
+        raise ProviderNotReady(f"{spec.name} needs a base URL (--base-url, e.g. http://127.0.0.1:8080/v1).")
+    model = o.model or (settings.model if same else None)
+    if not model:
+        raise ProviderNotReady(f"Pick a model for {spec.name} (--model, or Settings > LLM Model).")
+    return ProviderConfig(provider_id=pid, base_url=url.rstrip("/"), model=model, api_key=get_key(pid))
+
+
+def open_provider(config: ProviderConfig, client: httpx.Client | None = None):  # noqa: ANN201
+    """A provider for ``config`` (raises the llm package's AuthError when a key is missing)."""
+    return create_provider(config, client)

@@ -1,0 +1,191 @@
+"""The turn pipeline (no Qt): the spec's Interaction Flow, step by step.
+
+user message -> state loaded (decay resolved) -> memories retrieved, prompt built
+-> reply streamed -> reply parsed (extraction call if the block is missing) ->
+baseline merged and state applied, memory and reminders saved, stage checked,
+both turns saved (one transaction) -> result. A failed or cancelled turn raises
+before anything is written, so no state moves and the user can retry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from sqlalchemy.orm import Session
+
+from companion_desktop.engine.character import CharacterState, MoodState
+from companion_desktop.engine.context_window import memory_budget, truncate_history
+from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
+from companion_desktop.engine.parse import ParsedReply, parse_response, visible_stream_text
+from companion_desktop.engine.prompt import PromptContext, build_extraction_prompt, build_system_prompt
+from companion_desktop.engine.state_updates import LlmSuggestion, sanitize_suggestion
+from companion_desktop.engine.turn import TurnOutcome
+from companion_desktop.llm.base import CancelToken, ChatMessage, LlmError, Provider
+from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.memory import MemoryHooks, SimpleMemory, WorkingMemory
+from companion_desktop.storage import reminders as reminder_store
+from companion_desktop.storage import repository as repo
+from companion_desktop.storage.settings import LlmSettings, RelationshipSettings, load_settings
+
+PHASE_REMEMBERING = "remembering"
+PHASE_SEEING = "seeing"
+PHASE_THINKING = "thinking"
+
+
+class TurnHooks(Protocol):
+    """Progress of one turn, for whichever view shows it."""
+
+    def set_phase(self, phase: str) -> None: ...
+
+    def on_text(self, visible: str) -> None:
+        """The whole visible reply so far (JSON block and reasoning hidden)."""
+        ...
+
+
+class NullHooks:
+    def set_phase(self, phase: str) -> None:
+        pass
+
+    def on_text(self, visible: str) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What one finished turn produced (all numbers already bounded and applied)."""
+
+    reply: str
+    state: CharacterState
+    applied: dict[str, int]
+    stage: str
+    stage_changed: bool
+    strain: bool
+    mood: MoodState
+    suggestion: LlmSuggestion
+    used_extraction: bool
+    reminders: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    new_memory: str | None = None
+
+
+class TurnRunner:
+    """Runs turns for one app session against one provider."""
+
+    def __init__(
+        self,
+        service: CompanionService,
+        provider: Provider,
+        clock: Callable[[], datetime],
+        memory: MemoryHooks | None = None,
+    ) -> None:
+        self.service = service
+        self.provider = provider
+        self.clock = clock
+        self.memory = memory or SimpleMemory()
+        self.working = WorkingMemory()
+        now = clock()
+        with service.db.session() as session:
+            self.session_id = repo.start_session(session, now)
+            self.working.refill(repo.recent_turns(session, WorkingMemory.CAPACITY))
+        self.session_started = now
+
+    def close(self) -> None:
+        """End this app run's session record."""
+        with self.service.db.session() as session:
+            repo.end_session(session, self.session_id, self.clock())
+
+    def run(self, text: str, hooks: TurnHooks | None = None, cancel: CancelToken | None = None) -> TurnResult:
+        """One user turn; raises LlmError (nothing saved) when the model call fails."""
+        hooks = hooks or NullHooks()
+        now = self.clock()
+        hooks.set_phase(PHASE_REMEMBERING)
+        state = self.service.load(now).state
+        system, history, settings = self._prompt(state, text, now)
+        hooks.set_phase(PHASE_THINKING)
+        raw = self._stream(system, history, text, state.name, hooks, cancel)
+        parsed = parse_response(raw, companion_name=state.name)
+        suggestion, extracted = self._suggestion(parsed, text, state, cancel)
+        reminders: list[dict[str, Any]] = []
+
+        def also(session: Session, outcome: TurnOutcome) -> None:
+            memory = outcome.updates.new_memory
+            self.memory.remember(session, memory, text, parsed.text, now)
+            for request in parsed.reminders:
+                record = reminder_store.add_reminder(
+                    session, now + timedelta(seconds=request.seconds), request.text, now, self.session_id
+                )
+                reminders.append(
+                    {"id": record.id, "text": record.content, "triggerAt": record.trigger_at.isoformat()}
+                )
+
+        outcome = self.service.commit_user_turn(self.session_id, text, parsed.text, suggestion, now, also)
+        self.working.add("user", text)
+        self.working.add("assistant", parsed.text)
+        hooks.on_text(parsed.text)
+        return TurnResult(
+            reply=parsed.text,
+            state=outcome.state,
+            applied=outcome.applied,
+            stage=outcome.state.relationship_stage,
+            stage_changed=bool(outcome.stage and outcome.stage.changed),
+            strain=bool(outcome.stage and outcome.stage.strain),
+            mood=outcome.state.mood,
+            suggestion=suggestion,
+            used_extraction=extracted,
+            reminders=reminders,
+            new_memory=outcome.updates.new_memory,
+        )
+
+    def _prompt(self, state: CharacterState, text: str, now: datetime) -> tuple[str, list[tuple[str, str]], LlmSettings]:
+        with self.service.db.read_session() as session:
+            settings = load_settings(session, LlmSettings)
+            tracking = load_settings(session, RelationshipSettings).tracking_enabled
+            rel = (repo.load_familiarity(session) or Familiarity()) if tracking else None
+            budget = memory_budget(settings.context_window, settings.context_scaling)
+            recall = self.memory.retrieve(session, text, budget.facts, state, now)
+        context = PromptContext(
+            state=state,
+            now=now,
+            session_started=self.session_started,
+            familiarity_modifier=prompt_modifier(rel) if rel is not None else None,
+            relevant_facts=tuple(recall.facts),
+            triggered_memories=tuple(recall.triggered),
+            last_session_summary=recall.last_session_summary,
+            next_reminder=None,
+            optional_layers={},
+            animations_enabled=False,
+        )
+        system = build_system_prompt(context)
+        history = self.working.last(budget.turns)
+        history = truncate_history(system, history, text, settings.context_window)
+        return system, history, settings
+
+    def _stream(
+        self, system: str, history: list[tuple[str, str]], text: str, name: str,
+        hooks: TurnHooks, cancel: CancelToken | None,
+    ) -> str:
+        messages = [ChatMessage(role, content) for role, content in history]  # type: ignore[arg-type]
+        messages.append(ChatMessage("user", text))
+        raw = ""
+        for chunk in self.provider.stream_chat(system, messages, cancel):
+            raw += chunk
+            hooks.on_text(visible_stream_text(raw, name))
+        return raw
+
+    def _suggestion(
+        self, parsed: ParsedReply, text: str, state: CharacterState, cancel: CancelToken | None
+    ) -> tuple[LlmSuggestion, bool]:
+        """The block's suggestion, or the extraction call's, or none (heuristics carry)."""
+        if parsed.has_block:
+            return parsed.suggestion, False
+        system, user = build_extraction_prompt(text, parsed.text, state.app_mode)
+        try:
+            block = self.provider.complete_json(system, [ChatMessage("user", user)], cancel)
+        except LlmError:
+            if cancel is not None and cancel.cancelled:
+                raise
+            return LlmSuggestion(), True
+        return sanitize_suggestion(block), True

@@ -1,0 +1,180 @@
+"""The turn runner with scripted in-process providers and a real database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+
+from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
+from companion_desktop.llm.base import CancelledError, CancelToken, ChatMessage, ProviderConfig, ServerError
+from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.runner import TurnRunner
+from companion_desktop.storage import repository
+from companion_desktop.storage.db import Database
+from companion_desktop.storage import reminders as reminder_store
+from tests.conftest import T0
+
+BLOCK = (
+    '```json\n{"mood_change": {"emotion": "playful", "intensity_delta": 10}, "affection_delta": 4, '
+    '"trust_delta": 2, "intimacy_delta": 1, "comfort_delta": 1, "new_memory": "They love hiking"}\n```'
+)
+
+
+class Scripted:
+    """A provider that replays scripted replies and records what it was sent."""
+
+    id = "scripted"
+
+    def __init__(self, *replies: str, json_reply: dict | Exception | None = None, fail_after: int | None = None):
+        self.config = ProviderConfig("scripted", "in-process", "scripted")
+        self.replies = list(replies)
+        self.json_reply = json_reply
+        self.fail_after = fail_after
+        self.calls: list[tuple[str, list[ChatMessage]]] = []
+        self.json_calls = 0
+
+    def stream_chat(self, system, messages, cancel=None) -> Iterator[str]:
+        self.calls.append((system, list(messages)))
+        reply = self.replies.pop(0)
+        for i in range(0, len(reply), 7):
+            if self.fail_after is not None and i >= self.fail_after:
+                raise ServerError("The server failed (500).")
+            if cancel is not None and cancel.cancelled:
+                raise CancelledError("Stopped.")
+            yield reply[i : i + 7]
+
+    def complete_json(self, system, messages, cancel=None):
+        self.json_calls += 1
+        if isinstance(self.json_reply, Exception):
+            raise self.json_reply
+        return self.json_reply or {}
+
+    def list_models(self):
+        return ["scripted"]
+
+    def test_connection(self):
+        return "ok"
+
+
+class Hooks:
+    def __init__(self, cancel_on_text: CancelToken | None = None):
+        self.phases: list[str] = []
+        self.texts: list[str] = []
+        self.cancel_on_text = cancel_on_text
+
+    def set_phase(self, phase):
+        self.phases.append(phase)
+
+    def on_text(self, visible):
+        self.texts.append(visible)
+        if self.cancel_on_text is not None:
+            self.cancel_on_text.cancel()
+
+
+@pytest.fixture
+def service(tmp_path):
+    db = Database.open(tmp_path / "data")
+    yield CompanionService(db)
+    db.close()
+
+
+def runner_for(service, provider, at=T0):
+    return TurnRunner(service, provider, lambda: at)
+
+
+def turns(service):
+    with service.db.read_session() as s:
+        return repository.recent_turns(s, 100)
+
+
+def test_turn_with_block(service):
+    provider = Scripted("Hiking sounds wonderful! Where did you go?\n" + BLOCK)
+    hooks = Hooks()
+    result = runner_for(service, provider).run("I love hiking, it makes me so happy!", hooks)
+    assert result.reply == "Hiking sounds wonderful! Where did you go?"
+    assert hooks.phases[:2] == ["remembering", "thinking"]
+    assert all("```" not in t and "{" not in t for t in hooks.texts)
+    assert result.mood.primary == "playful"
+    assert result.applied["affection"] >= 4 and not result.used_extraction
+    assert provider.json_calls == 0
+    state = service.load(T0).state
+    assert state.total_interactions == 1 and state.affection == result.state.affection
+    assert [t.role for t in turns(service)] == ["user", "assistant"]
+    assert turns(service)[1].content == result.reply
+    with service.db.read_session() as s:
+        assert [f.content for f in repository.list_facts(s)] == ["They love hiking"]
+
+
+def test_missing_block_uses_extraction(service):
+    provider = Scripted("Oh no, that sounds hard.", json_reply={
+        "mood_change": {"emotion": "sad", "intensity_delta": 5}, "affection_delta": 2})
+    result = runner_for(service, provider).run("My cat is sick and I'm worried.")
+    assert result.used_extraction and provider.json_calls == 1
+    assert result.mood.primary == "sad"
+    assert result.reply == "Oh no, that sounds hard."
+
+
+def test_failed_extraction_falls_back_to_heuristics(service):
+    provider = Scripted("Thanks!", json_reply=ServerError("down"))
+    result = runner_for(service, provider).run("Thank you so much, you're amazing!")
+    assert result.used_extraction and result.applied["affection"] > 0
+
+
+def test_failed_stream_saves_nothing_and_can_retry(service):
+    before = service.load(T0).state
+    provider = Scripted("A long reply that will break halfway through.", "Second try works!\n" + BLOCK,
+                        fail_after=14)
+    runner = runner_for(service, provider)
+    with pytest.raises(ServerError):
+        runner.run("hello there")
+    assert service.load(T0).state == before and turns(service) == []
+    provider.fail_after = None
+    result = runner.run("hello there")
+    assert result.reply == "Second try works!" and len(turns(service)) == 2
+
+
+def test_cancel_saves_nothing(service):
+    token = CancelToken()
+    provider = Scripted("This reply is long enough to be interrupted by the stop button.")
+    with pytest.raises(CancelledError):
+        runner_for(service, provider).run("tell me a story", Hooks(cancel_on_text=token), token)
+    assert turns(service) == [] and service.load(T0).state.total_interactions == 0
+
+
+def test_working_memory_is_refilled_and_sent(service):
+    first = runner_for(service, Scripted("Nice to meet you!\n" + BLOCK))
+    first.run("Hi, I'm Sam.")
+    first.close()
+    provider = Scripted("Welcome back!\n" + BLOCK)
+    second = runner_for(service, provider, T0 + timedelta(hours=1))
+    assert len(second.working) == 2
+    second.run("I'm back")
+    sent = provider.calls[0][1]
+    assert [(m.role, m.content) for m in sent] == [
+        ("user", "Hi, I'm Sam."), ("assistant", "Nice to meet you!"), ("user", "I'm back")]
+    with service.db.read_session() as s:
+        sessions = repository.list_sessions(s)
+    assert len(sessions) == 2 and sessions[0].ended_at is not None
+
+
+def test_reminder_tag_is_scheduled(service):
+    provider = Scripted("Sure! [reminder:10min]Stretch your legs[/reminder] I'll remind you.\n" + BLOCK)
+    result = runner_for(service, provider).run("remind me to stretch in 10 minutes")
+    assert "[reminder" not in result.reply
+    with service.db.read_session() as s:
+        pending = reminder_store.pending_reminders(s)
+    assert [(r.content, r.trigger_at) for r in pending] == [("Stretch your legs", T0 + timedelta(minutes=10))]
+    assert result.reminders[0]["text"] == "Stretch your legs"
+
+
+def test_familiarity_modifier_follows_tracking_setting(service):
+    provider = Scripted("Hi!\n" + BLOCK, "Hi again!\n" + BLOCK)
+    runner = runner_for(service, provider)
+    modifier = prompt_modifier(Familiarity())
+    runner.run("hello")
+    assert modifier in provider.calls[0][0]
+    service.set_tracking(False)
+    runner.run("hello again")
+    assert modifier not in provider.calls[1][0]
