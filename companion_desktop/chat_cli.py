@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from companion_desktop.cli import CliError, print_json
+from companion_desktop.cli import CliError
 from companion_desktop.llm.base import LlmError
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.provider_setup import Overrides, ProviderNotReady, open_provider, provider_config
@@ -40,6 +41,12 @@ def _messages(args: argparse.Namespace) -> Iterator[str]:
     for line in sys.stdin:
         if line.strip():
             yield line.rstrip("\n")
+
+
+def emit(data: dict[str, Any]) -> None:
+    """One JSON object per line (JSON Lines), flushed so a reader sees each turn at once."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
 
 
 def result_json(result: TurnResult) -> dict[str, Any]:
@@ -83,12 +90,12 @@ def run_chat(args: argparse.Namespace, now: datetime, service: CompanionService)
                 result = runner.run(message, printer)
             except LlmError as error:
                 if args.json:
-                    print_json({"error": str(error), "retryable": error.retryable})
+                    emit({"error": str(error), "retryable": error.retryable})
                 else:
                     print(f"companion-desktop: {error}", file=sys.stderr)
                 return 1
             if args.json:
-                print_json(result_json(result))
+                emit(result_json(result))
             else:
                 sys.stdout.write("\n")
     finally:

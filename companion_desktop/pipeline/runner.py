@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from companion_desktop.engine.character import CharacterState, MoodState
-from companion_desktop.engine.context_window import memory_budget, truncate_history
+from companion_desktop.engine.context_window import memory_budget, retrieval_turns, truncate_history
 from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
 from companion_desktop.engine.parse import ParsedReply, parse_response, visible_stream_text
 from companion_desktop.engine.prompt import PromptContext, build_extraction_prompt, build_system_prompt
@@ -159,7 +159,8 @@ class TurnRunner:
             animations_enabled=False,
         )
         system = build_system_prompt(context)
-        history = self.working.last(budget.turns)
+        retrieved = self.working.last(retrieval_turns(settings.context_window, settings.context_scaling))
+        history = retrieved[-budget.turns:]
         history = truncate_history(system, history, text, settings.context_window)
         return system, history, settings
 

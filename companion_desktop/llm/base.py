@@ -1,0 +1,162 @@
+"""What every language-model provider offers, and the errors it raises.
+
+A provider is a small object over an ``httpx.Client`` (passed in, so tests can
+point it at a real server on 127.0.0.1). Messages are plain value objects; the
+system prompt travels separately because each wire format places it elsewhere.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One message of the conversation sent to the model (no system role here)."""
+
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """Where and how to reach a model. ``base_url`` is the API root (with /v1 where it has one).
+
+    Times are seconds: ``connect_timeout`` to open the connection, ``stall_timeout``
+    the longest silence allowed while a reply streams.
+    """
+
+    provider_id: str
+    base_url: str
+    model: str
+    api_key: str | None = None
+    connect_timeout: float = 10.0
+    stall_timeout: float = 45.0
+    temperature: float | None = 0.8
+    max_tokens: int = 1024
+    extra_headers: dict[str, str] = field(default_factory=dict)
+
+
+class CancelToken:
+    """Set from the UI thread (Stop button); checked between stream chunks."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+
+class LlmError(Exception):
+    """A provider failure with a message fit to show the user (never holding a key).
+
+    ``status`` is the HTTP status when one came back, else None.
+    """
+
+    retryable: bool = True
+    status: int | None = None
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class AuthError(LlmError):
+    """401/403: the key is missing, wrong or not allowed this model."""
+
+    retryable = False
+
+
+class ModelNotFoundError(LlmError):
+    """404: no such model (or wrong base URL)."""
+
+    retryable = False
+
+
+class RateLimitError(LlmError):
+    """429: too many requests or out of quota. ``retry_after`` is in seconds, when known."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, status=status)
+        self.retry_after = retry_after
+
+
+class ServerError(LlmError):
+    """5xx from the provider."""
+
+
+class ConnectionFailedError(LlmError):
+    """Could not connect, or the connection timed out."""
+
+
+class StreamBrokenError(LlmError):
+    """The stream ended early or carried something unreadable."""
+
+
+class StallError(LlmError):
+    """No bytes for longer than the stall limit."""
+
+
+class CancelledError(LlmError):
+    """The user pressed Stop."""
+
+    retryable = False
+
+
+class BadRequestError(LlmError):
+    """400/422: the provider refused the request as sent."""
+
+    retryable = False
+
+
+class ConfigError(LlmError):
+    """The configuration cannot work as given (unknown provider, no URL, no key)."""
+
+    retryable = False
+
+
+class InvalidReplyError(LlmError):
+    """The reply arrived whole but is not what was asked for (e.g. not a JSON object)."""
+
+
+class Provider(Protocol):
+    """A chat model endpoint; see ``llm.registry`` for the implementations."""
+
+    id: str
+    config: ProviderConfig
+
+    def stream_chat(
+        self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
+    ) -> Iterator[str]:
+        """Yield reply text chunks as they arrive; raises LlmError subclasses."""
+        ...
+
+    def complete_json(
+        self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
+    ) -> dict[str, Any]:
+        """One non-streamed call asking for a JSON object; returns it parsed."""
+        ...
+
+    def list_models(self) -> list[str]:
+        """Model ids the endpoint offers, for the picker."""
+        ...
+
+    def test_connection(self) -> str:
+        """A one-line description of what answered (raises LlmError when nothing did)."""
+        ...

@@ -1,0 +1,108 @@
+"""API keys in the operating system's keyring (never in the database or logs).
+
+Service ``companion-desktop``, user name = the provider id. The environment variable
+``COMPANION_API_KEY`` wins over the keyring when set. Without a usable keyring
+(no backend, the ``fail`` backend, or any keyring error) reading falls back to the
+environment and storing raises :class:`KeyStoreError`. No function here logs a key.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import replace
+
+import keyring
+import keyring.errors
+
+from companion_desktop.llm.base import LlmError, ProviderConfig
+
+SERVICE = "companion-desktop"
+ENV_VAR = "COMPANION_API_KEY"
+NO_KEYRING = f"No system keyring is available; set {ENV_VAR} instead."
+
+log = logging.getLogger("companion_desktop.llm.keys")
+
+
+class KeyStoreError(LlmError):
+    """The key could not be stored or removed (no keyring, or the keyring refused)."""
+
+    retryable = False
+
+
+def keyring_available() -> bool:
+    """True when a real keyring backend is in use (not the ``fail`` one)."""
+    try:
+        backend = keyring.get_keyring()
+    except Exception:  # noqa: BLE001 - a broken keyring setup means "none"
+        return False
+    module = type(backend).__module__
+    if module.startswith("keyring.backends.fail"):
+        return False
+    priority = getattr(backend, "priority", 1)
+    try:
+        return float(priority) > 0
+    except (TypeError, ValueError):
+        return True
+
+
+def env_key() -> str | None:
+    """``COMPANION_API_KEY`` when set and not blank."""
+    value = os.environ.get(ENV_VAR, "").strip()
+    return value or None
+
+
+def get_key(provider_id: str) -> str | None:
+    """The key for ``provider_id``: the environment's, else the keyring's, else None."""
+    from_env = env_key()
+    if from_env:
+        return from_env
+    if not keyring_available():
+        return None
+    try:
+        stored = keyring.get_password(SERVICE, provider_id)
+    except Exception as error:  # noqa: BLE001 - any keyring failure reads as "no key"
+        log.warning("keyring could not be read for %s (%s)", provider_id, type(error).__name__)
+        return None
+    return (stored.strip() or None) if stored else None
+
+
+def set_key(provider_id: str, key: str) -> None:
+    """Store ``key`` for ``provider_id`` (a blank key deletes it). KeyStoreError on failure."""
+    key = key.strip()
+    if not key:
+        delete_key(provider_id)
+        return
+    if not keyring_available():
+        raise KeyStoreError(NO_KEYRING)
+    try:
+        keyring.set_password(SERVICE, provider_id, key)
+    except Exception as error:  # noqa: BLE001 - reported without the key
+        raise KeyStoreError(
+            f"The system keyring refused to store the key ({type(error).__name__}); "
+            f"set {ENV_VAR} instead."
+        ) from None
+    log.info("stored an API key for %s in the system keyring", provider_id)
+
+
+def delete_key(provider_id: str) -> None:
+    """Remove the stored key for ``provider_id`` (nothing stored is fine)."""
+    if not keyring_available():
+        raise KeyStoreError(NO_KEYRING)
+    try:
+        keyring.delete_password(SERVICE, provider_id)
+    except keyring.errors.PasswordDeleteError:
+        return
+    except Exception as error:  # noqa: BLE001 - reported without the key
+        raise KeyStoreError(
+            f"The system keyring refused to remove the key ({type(error).__name__})."
+        ) from None
+    log.info("removed the API key for %s from the system keyring", provider_id)
+
+
+def with_stored_key(config: ProviderConfig) -> ProviderConfig:
+    """``config`` with its ``api_key`` filled from :func:`get_key` when it has none."""
+    if config.api_key:
+        return config
+    key = get_key(config.provider_id)
+    return replace(config, api_key=key) if key else config
