@@ -23,6 +23,7 @@ from companion_desktop.engine.familiarity import (
 )
 from companion_desktop.engine.modes import switch_mode
 from companion_desktop.engine.state_updates import LlmSuggestion
+from companion_desktop.engine.streak import days_known
 from companion_desktop.engine.turn import TurnOutcome, apply_system_turn, apply_user_turn
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage.db import Database
@@ -57,13 +58,17 @@ class CompanionService:
         self.db = db
 
     def load(self, now: datetime) -> LoadedState:
-        """Open the state: create it on first run, resolve time decay, save if it moved."""
+        """Open the state: create it on first run, resolve time decay and days known, save if moved."""
         with self.db.session() as session:
             state = repo.load_or_create_character(session, now)
             decay = resolve_time_decay_on_load(state, now)
-            if decay.changed:
-                repo.save_character(session, decay.state)
-        return LoadedState(decay.state, decay)
+            loaded = decay.state
+            known = days_known(loaded.first_met, now, loaded.days_known)
+            if known != loaded.days_known:
+                loaded = loaded.copy(days_known=known)
+            if decay.changed or loaded is not decay.state:
+                repo.save_character(session, loaded)
+        return LoadedState(loaded, decay)
 
     def set_mode(self, mode: str, now: datetime) -> CharacterState:
         """Switch between "companion" and "dating_sim" by the spec's rules."""

@@ -82,3 +82,10 @@ def test_system_turn_keeps_the_away_clock(service):
     assert after.total_interactions == 1 and after.affection == state.affection
     assert after.mood.primary == "playful"
     assert service.familiarity().total_interactions == 1
+
+
+def test_load_brings_days_known_up_to_date(service):
+    service.load(T0)
+    assert service.load(T0 + timedelta(days=3)).state.days_known == 3
+    # and it is saved: a load with the clock set back does not lower it
+    assert service.load(T0).state.days_known == 3
