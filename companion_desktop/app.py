@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from datetime import datetime
+
+#: Set to 1 to skip the first-run welcome (tests, scripted screenshots).
+NO_WELCOME_ENV = "COMPANION_NO_WELCOME"
 
 
 def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
@@ -13,7 +17,10 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     from companion_desktop.pipeline.companion import CompanionService
     from companion_desktop.storage.db import Database, StorageError
     from companion_desktop.storage.paths import resolve_data_dir
-    from companion_desktop.ui.main_window import MainWindow
+    from companion_desktop.storage.settings import LlmSettings, load_settings
+    from companion_desktop.ui.chat_backend import ChatBackend
+    from companion_desktop.ui.chat_window import ChatWindow
+    from companion_desktop.ui.welcome import WelcomeDialog
 
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("companion-desktop")
@@ -27,9 +34,23 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     except StorageError as exc:
         QMessageBox.critical(None, "companion-desktop", str(exc))
         return 1
-    window = MainWindow(CompanionService(db), clock)
-    window.show()
+    service = CompanionService(db)
     try:
+        service.load(clock())  # first run: she is created (and decay resolved) before any window
+        with db.read_session() as session:
+            settings = load_settings(session, LlmSettings)
+    except StorageError as exc:
+        QMessageBox.critical(None, "companion-desktop", str(exc))
+        db.close()
+        return 1
+    backend = ChatBackend(service, clock)
+    try:
+        if not settings.provider and os.environ.get(NO_WELCOME_ENV) != "1":
+            WelcomeDialog(service).exec()
+        backend.connect()
+        window = ChatWindow(service, clock, backend)
+        window.show()
         return app.exec()
     finally:
+        backend.shutdown()
         db.close()

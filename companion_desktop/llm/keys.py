@@ -39,11 +39,9 @@ def keyring_available() -> bool:
     module = type(backend).__module__
     if module.startswith("keyring.backends.fail"):
         return False
-    priority = getattr(backend, "priority", 1)
-    try:
-        return float(priority) > 0
-    except (TypeError, ValueError):
-        return True
+    if module.startswith("keyring.backends.chainer"):
+        return bool(getattr(backend, "backends", ()))
+    return True
 
 
 def env_key() -> str | None:

@@ -21,7 +21,9 @@ SECRET = "sk-live-DO-NOT-LEAK-9f8e7d6c5b4a"
 class MemoryKeyring(keyring.backend.KeyringBackend):
     """A working keyring that keeps passwords in a dict."""
 
-    priority = 1  # type: ignore[assignment]
+    # Negative: never chosen by keyring's own auto-detection in other tests; these
+    # tests install it explicitly with keyring.set_keyring().
+    priority = -1  # type: ignore[assignment]
 
     def __init__(self) -> None:
         super().__init__()

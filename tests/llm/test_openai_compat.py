@@ -86,8 +86,8 @@ def test_openrouter_sends_app_attribution_headers(provider_server, make_provider
     provider_server.on("POST", CHAT, StreamReply(openai_stream(["hi"])))
     "".join(make_provider("openrouter").stream_chat("s", HISTORY))
     headers = provider_server.requests[0].headers
-    assert headers["x-title"] == "Companion Desktop"
-    assert headers["http-referer"].startswith("https://")
+    assert headers["x-title"] == "companion-desktop"
+    assert "http-referer" not in headers  # no made-up site address is sent
 
 
 def test_error_event_inside_the_stream(provider_server, make_provider) -> None:

@@ -1,0 +1,123 @@
+"""The chat window's link to the model: provider, turn runner and worker thread.
+
+Built from the saved LLM settings. ``connect()`` (again after Settings are saved)
+opens the provider; the first success creates the ``TurnRunner`` (one app-run
+session) and its ``TurnController``; later ones hand the runner the new
+provider, so the session and working memory carry on. When no provider can be
+opened, ``problem`` says what to set up and ``ready`` is False.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from companion_desktop.llm.base import LlmError, ProviderConfig
+from companion_desktop.llm.registry import SPECS
+from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.provider_setup import (
+    ProviderNotReady,
+    open_provider,
+    provider_config,
+)
+from companion_desktop.pipeline.runner import TurnRunner
+from companion_desktop.pipeline.worker import TurnController
+from companion_desktop.storage.errors import StorageError
+from companion_desktop.storage.settings import LlmSettings, load_settings
+
+log = logging.getLogger(__name__)
+
+
+def close_provider(provider: Any) -> None:
+    """Release a provider's connections, where it has any to release."""
+    close = getattr(provider, "close", None)
+    if close is None:
+        close = getattr(getattr(provider, "client", None), "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:  # noqa: BLE001 - closing must never stop the app
+            log.debug("closing the provider failed", exc_info=True)
+
+
+def setup_hint(settings: LlmSettings) -> str | None:
+    """What to set up, in the window's words, for the two usual gaps (else None)."""
+    if not settings.provider:
+        return ("No language model is set up yet. Open Settings to choose one: a model "
+                "running on this computer (Ollama, LM Studio, …) or a cloud API with a key.")
+    spec = SPECS.get(settings.provider)
+    if spec is not None and not settings.model:
+        return f"Pick a model for {spec.name} in Settings > LLM Model."
+    return None
+
+
+class ChatBackend:
+    """Owns the runner and controller; the window reads ``ready``, ``problem`` and ``config``."""
+
+    def __init__(
+        self,
+        service: CompanionService,
+        clock: Callable[[], datetime],
+        opener: Callable[[ProviderConfig], Any] = open_provider,
+    ) -> None:
+        self.service = service
+        self.clock = clock
+        self.opener = opener
+        self.runner: TurnRunner | None = None
+        self.controller: TurnController | None = None
+        self.config: ProviderConfig | None = None
+        self.problem: str | None = "No language model is set up yet."
+
+    @property
+    def ready(self) -> bool:
+        return self.controller is not None and self.problem is None
+
+    def connect(self) -> str | None:
+        """Open the provider from the saved settings; the problem, or None when ready.
+
+        Call only while no turn runs (the window waits for the current one).
+        """
+        try:
+            with self.service.db.read_session() as session:
+                settings = load_settings(session, LlmSettings)
+            config = provider_config(settings)
+        except ProviderNotReady as error:
+            self.problem = setup_hint(settings) or str(error)
+            return self.problem
+        except StorageError as error:
+            self.problem = str(error)
+            return self.problem
+        try:
+            provider = self.opener(config)
+        except LlmError as error:
+            self.problem = str(error)
+            return self.problem
+        try:
+            if self.runner is None:
+                self.runner = TurnRunner(self.service, provider, self.clock)
+                self.controller = TurnController(self.runner)
+            else:
+                old, self.runner.provider = self.runner.provider, provider
+                close_provider(old)
+        except StorageError as error:
+            close_provider(provider)
+            self.problem = str(error)
+            return self.problem
+        self.config = config
+        self.problem = None
+        return None
+
+    def shutdown(self) -> None:
+        """Stop the worker thread, end the session, release the provider (on quit)."""
+        if self.controller is not None:
+            self.controller.shutdown()
+            self.controller = None
+        if self.runner is not None:
+            try:
+                self.runner.close()
+            except StorageError:
+                log.warning("could not end the session record", exc_info=True)
+            close_provider(self.runner.provider)
+            self.runner = None

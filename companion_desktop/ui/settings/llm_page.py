@@ -1,0 +1,331 @@
+"""Settings > LLM Model: provider, server URL, API key, model and context window.
+
+The key is written to the system keyring only when the user typed one, and is
+never shown back: a saved key reads "•••• saved in the system keyring". Model
+lists and the connection test run off the GUI thread (``ui.background``).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
+
+from companion_desktop.engine.context_window import memory_budget
+from companion_desktop.llm import keys
+from companion_desktop.llm.base import ProviderConfig
+from companion_desktop.llm.registry import SPECS
+from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.provider_setup import open_provider
+from companion_desktop.storage.settings import LlmSettings, load_settings, save_settings
+from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.switch import Switch
+
+#: Slider stops of the context window, in thousands of tokens (1k = 1024 tokens).
+WINDOW_STOPS_K = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+SAVED_KEY = "•••• saved in the system keyring"
+
+
+class SettingsProblem(Exception):
+    """A page cannot save as filled in; the message says why."""
+
+
+def window_stop(tokens: int) -> int:
+    """The slider index nearest to ``tokens``."""
+    k = tokens / 1024
+    return min(range(len(WINDOW_STOPS_K)), key=lambda i: abs(WINDOW_STOPS_K[i] - k))
+
+
+def call_provider(config: ProviderConfig, method: str) -> object:
+    """Open a provider for ``config``, call ``method`` (list_models, test_connection), close it."""
+    provider = open_provider(config)
+    try:
+        return getattr(provider, method)()
+    finally:
+        client = getattr(provider, "client", None)
+        if client is not None:
+            client.close()
+
+
+def status(label: QLabel, text: str, kind: str) -> None:
+    """Show ``text`` in ``label`` styled as ``kind`` ("ok", "error", "hint")."""
+    label.setText(text)
+    label.setProperty("kind", kind)
+    label.style().unpolish(label)
+    label.style().polish(label)
+    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    label.setVisible(bool(text))
+
+
+def new_form() -> QFormLayout:
+    form = QFormLayout()
+    form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+    form.setVerticalSpacing(12)
+    form.setHorizontalSpacing(14)
+    return form
+
+
+def name_labels(form: QFormLayout) -> None:
+    """Name the row labels so the style sheet lines them up with the first field line."""
+    for row in range(form.rowCount()):
+        item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+        if item is not None and item.widget() is not None:
+            item.widget().setObjectName("formLabel")
+
+
+class LlmPage(QWidget):
+    """Reads the saved LlmSettings; ``apply()`` writes them (and the key) back."""
+
+    def __init__(self, service: CompanionService, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.service = service
+        with service.db.read_session() as session:
+            self.saved = load_settings(session, LlmSettings)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("LLM Model", objectName="pageTitle"))
+        layout.addWidget(QLabel(
+            "Choose who she thinks with: a model on this computer or a cloud API.",
+            objectName="pageHint", wordWrap=True))
+        layout.addSpacing(10)
+        form = new_form()
+        self.provider = QComboBox(objectName="providerCombo")
+        if self.saved.provider not in SPECS:
+            self.provider.addItem("Choose a provider…", None)
+        for spec in SPECS.values():
+            where = "on this computer" if spec.local else "cloud" if spec.needs_key else "any server"
+            self.provider.addItem(f"{spec.name}  ·  {where}", spec.id)
+        form.addRow("Provider", self.provider)
+        self.base_url = QLineEdit(objectName="baseUrl")
+        form.addRow("Server URL", self.base_url)
+        self.key = QLineEdit(objectName="apiKey")
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_state = QLabel(objectName="keyState")
+        self.forget_key = QPushButton("Forget key", objectName="linkButton")
+        self.forget_key.clicked.connect(self._forget_key)
+        key_box = QVBoxLayout()
+        key_box.setSpacing(4)
+        key_box.addWidget(self.key)
+        key_line = QHBoxLayout()
+        key_line.addWidget(self.key_state, 1)
+        key_line.addWidget(self.forget_key)
+        key_box.addLayout(key_line)
+        form.addRow("API key", key_box)
+        self.model = QComboBox(objectName="modelCombo")
+        self.model.setEditable(True)
+        self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model.lineEdit().setPlaceholderText("model name, e.g. llama3.2")
+        self.refresh_button = QPushButton("↻  Refresh", objectName="secondaryButton")
+        self.refresh_button.clicked.connect(self.refresh_models)
+        model_line = QHBoxLayout()
+        model_line.addWidget(self.model, 1)
+        model_line.addWidget(self.refresh_button)
+        self.models_status = QLabel(objectName="statusLine", wordWrap=True)
+        model_box = QVBoxLayout()
+        model_box.setSpacing(4)
+        model_box.addLayout(model_line)
+        model_box.addWidget(self.models_status)
+        form.addRow("Model", model_box)
+        form.addRow("Context window", self._context_box())
+        self.test_button = QPushButton("Test connection", objectName="secondaryButton")
+        self.test_button.clicked.connect(self.test_connection)
+        self.test_result = QLabel(objectName="statusLine", wordWrap=True)
+        self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        test_box = QVBoxLayout()
+        test_box.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignLeft)
+        test_box.addWidget(self.test_result)
+        form.addRow("", test_box)
+        name_labels(form)
+        layout.addLayout(form)
+        layout.addStretch(1)
+        for label in (self.models_status, self.test_result):
+            label.hide()
+        self.provider.currentIndexChanged.connect(self._provider_changed)
+        index = self.provider.findData(self.saved.provider)
+        self.provider.setCurrentIndex(max(0, index))
+        self._provider_changed()
+
+    def _context_box(self) -> QVBoxLayout:
+        box = QVBoxLayout()
+        box.setSpacing(4)
+        self.scaling = Switch("Scale memory to context window")
+        self.scaling.setObjectName("scalingSwitch")
+        self.scaling.setChecked(self.saved.context_scaling)
+        self.scaling.toggled.connect(self._window_changed)
+        box.addWidget(self.scaling)
+        line = QHBoxLayout()
+        self.window_slider = QSlider(Qt.Orientation.Horizontal, objectName="windowSlider")
+        self.window_slider.setRange(0, len(WINDOW_STOPS_K) - 1)
+        self.window_slider.setPageStep(2)
+        self.window_slider.setValue(window_stop(self.saved.context_window))
+        self.window_slider.valueChanged.connect(self._window_changed)
+        self.window_label = QLabel(objectName="windowLabel")
+        self.window_label.setMinimumWidth(110)
+        line.addWidget(self.window_slider, 1)
+        line.addWidget(self.window_label)
+        box.addLayout(line)
+        self.budget_hint = QLabel(objectName="pageHint", wordWrap=True)
+        box.addWidget(self.budget_hint)
+        self._window_changed()
+        return box
+
+    # ---------------------------------------------------------------- values
+    @property
+    def provider_id(self) -> str | None:
+        """The chosen provider; None while the "Choose a provider…" entry is shown."""
+        data = self.provider.currentData()
+        return str(data) if data else None
+
+    @property
+    def context_window(self) -> int:
+        """Tokens chosen on the slider (1024..131072)."""
+        return WINDOW_STOPS_K[self.window_slider.value()] * 1024
+
+    def config(self) -> ProviderConfig:
+        """What the form describes now, with the typed key or else the stored one."""
+        pid = self.provider_id or ""
+        key = self.key.text().strip() or (keys.get_key(pid) if pid else None)
+        return ProviderConfig(
+            provider_id=pid, base_url=self.base_url.text().strip(),
+            model=self.model.currentText().strip(), api_key=key,
+            connect_timeout=5.0, stall_timeout=20.0,
+        )
+
+    def _provider_changed(self) -> None:
+        chosen = self.provider_id is not None
+        for widget in (self.base_url, self.key, self.model, self.refresh_button, self.test_button):
+            widget.setEnabled(chosen)
+        status(self.models_status, "", "hint")
+        status(self.test_result, "", "hint")
+        if not chosen:
+            self.base_url.clear()
+            self.key_state.setText("")
+            self.forget_key.hide()
+            return
+        spec = SPECS[self.provider_id]
+        same = spec.id == self.saved.provider
+        self.base_url.setText((self.saved.base_url if same else None) or spec.default_base_url)
+        self.base_url.setPlaceholderText(spec.default_base_url or "http://127.0.0.1:8080/v1")
+        self.model.clear()
+        self.model.setEditText((self.saved.model if same else None) or "")
+        self.key.clear()
+        self._show_key_state()
+
+    def _show_key_state(self) -> None:
+        if self.provider_id is None:
+            return
+        spec = SPECS[self.provider_id]
+        saved = keys.get_key(spec.id) is not None
+        from_env = keys.env_key() is not None
+        if from_env:
+            text = f"Using the key from {keys.ENV_VAR}."
+        elif saved:
+            text = SAVED_KEY
+        elif spec.needs_key:
+            text = "Needed: paste your key; it is kept in the system keyring."
+        else:
+            text = "Optional for this provider."
+        self.key.setPlaceholderText("type a new key to replace it" if saved else "API key")
+        self.key_state.setText(text)
+        self.forget_key.setVisible(saved and not from_env)
+
+    def _forget_key(self) -> None:
+        if self.provider_id is None:
+            return
+        try:
+            keys.delete_key(self.provider_id)
+        except keys.KeyStoreError as error:
+            self.key_state.setText(str(error))
+            return
+        self._show_key_state()
+
+    def _window_changed(self) -> None:
+        k = WINDOW_STOPS_K[self.window_slider.value()]
+        self.window_label.setText(f"{k}k tokens")
+        scaling = self.scaling.isChecked()
+        budget = memory_budget(self.context_window, scaling)
+        how = "" if scaling else " (scaling is off)"
+        self.budget_hint.setText(
+            f"She keeps the last {budget.turns} messages and {budget.facts} facts in mind{how}.")
+
+    # ---------------------------------------------------------- background
+    def refresh_models(self) -> None:
+        """Ask the server for its models (off the GUI thread) and fill the picker."""
+        self.refresh_button.setEnabled(False)
+        status(self.models_status, "Asking the server for its models…", "hint")
+        run_in_background(self, lambda c=self.config(): call_provider(c, "list_models"),
+                          self._models_found, self._models_failed)
+
+    def _models_found(self, models: list[str]) -> None:
+        self.refresh_button.setEnabled(True)
+        current = self.model.currentText()
+        self.model.clear()
+        self.model.addItems(models)
+        self.model.setEditText(current or (models[0] if models else ""))
+        count = f"{len(models)} model{'s' * (len(models) != 1)}"
+        found = f"Found {count}." if models else "The server lists no models."
+        status(self.models_status, found, "ok")
+
+    def _models_failed(self, error: Exception) -> None:
+        self.refresh_button.setEnabled(True)
+        status(self.models_status, str(error), "error")
+
+    def test_connection(self) -> None:
+        self.test_button.setEnabled(False)
+        status(self.test_result, "Testing…", "hint")
+        run_in_background(self, lambda c=self.config(): call_provider(c, "test_connection"),
+                          self._tested, self._test_failed)
+
+    def _tested(self, line: str) -> None:
+        self.test_button.setEnabled(True)
+        status(self.test_result, f"✓  {line}", "ok")
+
+    def _test_failed(self, error: Exception) -> None:
+        self.test_button.setEnabled(True)
+        status(self.test_result, f"✗  {error}", "error")
+
+    # ----------------------------------------------------------------- save
+    def settings(self) -> LlmSettings:
+        return replace_settings(self.saved, provider=self.provider_id,
+                                base_url=self.base_url.text().strip() or None,
+                                model=self.model.currentText().strip() or None,
+                                context_window=self.context_window,
+                                context_scaling=self.scaling.isChecked())
+
+    def check(self) -> None:
+        """SettingsProblem when the page cannot be saved as filled in."""
+        if self.provider_id is None:
+            return
+        spec = SPECS[self.provider_id]
+        if not (self.base_url.text().strip() or spec.default_base_url):
+            raise SettingsProblem(f"{spec.name} needs a server URL, e.g. http://127.0.0.1:8080/v1.")
+
+    def apply(self) -> None:
+        """Store the key (when one was typed), then the settings. SettingsProblem on failure."""
+        key = self.key.text().strip()
+        if key and self.provider_id is not None:
+            try:
+                keys.set_key(self.provider_id, key)
+            except keys.KeyStoreError as error:
+                raise SettingsProblem(str(error)) from None
+            self.key.clear()
+            self._show_key_state()
+        settings = self.settings()
+        with self.service.db.session() as session:
+            save_settings(session, settings)
+        self.saved = settings
+
+
+def replace_settings(settings: LlmSettings, **changes: object) -> LlmSettings:
+    """A validated copy of ``settings`` with ``changes``."""
+    return LlmSettings.model_validate({**settings.model_dump(), **changes})
+

@@ -1,0 +1,234 @@
+"""The conversation view: message bubbles (user right, her left), centred notices.
+
+Rows stack at the bottom of a scroll area like a messenger. Her streamed reply is
+one bubble whose text is replaced as it grows. Notices are plain ("info"), errors
+("error", with optional action buttons such as Retry) or the relationship card
+("card", monospace). The view follows new rows when the user is already at the bottom.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from companion_desktop.ui.shimmer import ShimmerLabel
+
+#: Bubbles take at most this share of the transcript's width.
+BUBBLE_SHARE = 0.72
+
+
+def fit_label(label: QLabel, max_width: int) -> None:
+    """Give a wrapped label its natural width (its longest line), at most ``max_width``.
+
+    A word-wrapped QLabel otherwise settles on a narrow guess; fixing the width lets
+    the layout ask for the right height (heightForWidth).
+    """
+    label.ensurePolished()
+    metrics = label.fontMetrics()
+    lines = label.text().split("\n") or [""]
+    natural = max(metrics.horizontalAdvance(line) for line in lines) + 4
+    label.setFixedWidth(max(8, min(natural, max_width)))
+
+
+def _text_label(text: str, name: str) -> QLabel:
+    label = QLabel(text, objectName=name)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+    return label
+
+
+class Bubble(QFrame):
+    """One message; ``role`` is "user" or "her"."""
+
+    def __init__(self, role: str, text: str) -> None:
+        super().__init__()
+        self.role = role
+        self.setObjectName("userBubble" if role == "user" else "herBubble")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 9, 14, 9)
+        self.label = _text_label(text, "bubbleText")
+        layout.addWidget(self.label)
+
+        self._max_width = 10_000
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def set_text(self, text: str) -> None:
+        self.label.setText(text)
+        self.fit(self._max_width)
+
+    def fit(self, max_width: int) -> None:
+        """Size the bubble to its text, at most ``max_width`` pixels wide."""
+        self._max_width = max_width
+        margins = self.layout().contentsMargins()
+        fit_label(self.label, max_width - margins.left() - margins.right())
+
+
+class Notice(QFrame):
+    """A centred line: ``kind`` is "info", "error", "setup", "card" or "day"; buttons below."""
+
+    def __init__(self, text: str, kind: str = "info",
+                 actions: list[tuple[str, Callable[[], None]]] | None = None) -> None:
+        super().__init__()
+        self.kind = kind
+        names = {"info": "systemNotice", "error": "errorNotice", "card": "cardNotice",
+                 "day": "dayNotice", "setup": "setupNotice"}
+        self.setObjectName(names[kind])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 8, 14, 8)
+        self.label = _text_label(text, "noticeText")
+        if kind == "card":
+            self.label.setFont(QFont("DejaVu Sans Mono", 9))
+        else:
+            self.label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        layout.addWidget(self.label)
+        self.buttons: dict[str, QPushButton] = {}
+        if actions:
+            row = QHBoxLayout()
+            row.addStretch(1)
+            for title, callback in actions:
+                button = QPushButton(title, objectName="noticeButton")
+                button.setCursor(Qt.CursorShape.PointingHandCursor)
+                button.clicked.connect(callback)
+                self.buttons[title] = button
+                row.addWidget(button)
+            row.addStretch(1)
+            layout.addLayout(row)
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def fit(self, max_width: int) -> None:
+        margins = self.layout().contentsMargins()
+        fit_label(self.label, max_width - margins.left() - margins.right())
+
+
+class Transcript(QScrollArea):
+    """Holds the rows; ``rows`` lists the bubbles and notices, oldest first."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("transcript")
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        body = QWidget(objectName="transcriptBody")
+        self._layout = QVBoxLayout(body)
+        self._layout.setContentsMargins(18, 14, 18, 14)
+        self._layout.setSpacing(8)
+        self._layout.addStretch(1)
+        self.phase = ShimmerLabel()
+        self.phase.hide()
+        self._layout.addWidget(self.phase, 0, Qt.AlignmentFlag.AlignLeft)
+        self.setWidget(body)
+        self.rows: list[QFrame] = []
+        self._wrappers: dict[int, QWidget] = {}
+        self._last_day: date | None = None
+        self.verticalScrollBar().rangeChanged.connect(self._follow)
+        self._stick = True
+        self.verticalScrollBar().valueChanged.connect(self._note_position)
+
+    # ------------------------------------------------------------------ rows
+    def add_user(self, text: str) -> Bubble:
+        self._stick = True  # what the user just sent is always brought into view
+        return self._add(Bubble("user", text), Qt.AlignmentFlag.AlignRight)
+
+    def add_her(self, text: str) -> Bubble:
+        return self._add(Bubble("her", text), Qt.AlignmentFlag.AlignLeft)
+
+    def add_notice(self, text: str, kind: str = "info",
+                   actions: list[tuple[str, Callable[[], None]]] | None = None) -> Notice:
+        return self._add(Notice(text, kind, actions), Qt.AlignmentFlag.AlignHCenter)
+
+    def add_day(self, day: date) -> Notice | None:
+        """A day separator, when ``day`` differs from the last one shown."""
+        if day == self._last_day:
+            return None
+        self._last_day = day
+        return self.add_notice(day.strftime("%A, %d %B %Y"), "day")
+
+    def remove(self, row: QFrame | None) -> None:
+        if row is None or row not in self.rows:
+            return
+        self.rows.remove(row)
+        wrapper = self._wrappers.pop(id(row))
+        self._layout.removeWidget(wrapper)
+        wrapper.deleteLater()
+
+    def bubbles(self, role: str | None = None) -> list[Bubble]:
+        return [r for r in self.rows if isinstance(r, Bubble) and (role is None or r.role == role)]
+
+    def notices(self, kind: str | None = None) -> list[Notice]:
+        return [r for r in self.rows if isinstance(r, Notice) and (kind is None or r.kind == kind)]
+
+    # ----------------------------------------------------------------- phase
+    def show_phase(self, text: str) -> None:
+        self.phase.setText(text)
+        self.phase.show()
+        self._stick = True
+        QTimer.singleShot(0, self.scroll_to_bottom)
+
+    def hide_phase(self) -> None:
+        self.phase.hide()
+
+    # ---------------------------------------------------------------- layout
+    def scroll_to_bottom(self) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802, ANN001
+        super().resizeEvent(event)
+        width = self._bubble_width()
+        for row in self.rows:
+            self._fit(row, width)
+
+    def _add(self, row: QFrame, align: Qt.AlignmentFlag) -> QFrame:
+        wrapper = QWidget(objectName="transcriptRow")
+        line = QHBoxLayout(wrapper)
+        line.setContentsMargins(0, 0, 0, 0)
+        if align != Qt.AlignmentFlag.AlignLeft:
+            line.addStretch(1)
+        line.addWidget(row)
+        if align != Qt.AlignmentFlag.AlignRight:
+            line.addStretch(1)
+        self._layout.insertWidget(self._layout.count() - 1, wrapper)
+        self._fit(row, self._bubble_width())
+        self.rows.append(row)
+        self._wrappers[id(row)] = wrapper
+        self._stick = self._stick or self._at_bottom()
+        return row
+
+    def _bubble_width(self) -> int:
+        return max(220, int(self.viewport().width() * BUBBLE_SHARE))
+
+    def _fit(self, row: Bubble | Notice, width: int) -> None:
+        if isinstance(row, Notice) and row.kind in ("card", "error"):
+            width = max(width, min(560, self.viewport().width() - 40))
+        row.fit(width)
+
+    def _at_bottom(self) -> bool:
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 24
+
+    def _note_position(self, _value: int) -> None:
+        self._stick = self._at_bottom()
+
+    def _follow(self, _low: int, high: int) -> None:
+        if self._stick:
+            self.verticalScrollBar().setValue(high)

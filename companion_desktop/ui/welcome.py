@@ -1,0 +1,281 @@
+"""First run: find a language model for her, or let the user pick a cloud one, or later.
+
+The dialog probes the usual local servers (Ollama's ``/api/tags``, LM Studio's
+``/v1/models``) off the GUI thread with a short timeout and lists the models they
+offer; picking one saves it as the provider. A cloud provider can be chosen with a
+key instead. "Later" closes it; the chat window then says what to set up. The
+probe addresses are passed in (``LocalServer``), so tests point them at 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from companion_desktop.llm import keys
+from companion_desktop.llm.base import ProviderConfig
+from companion_desktop.llm.registry import SPECS
+from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.storage import repository
+from companion_desktop.storage.errors import StorageError
+from companion_desktop.storage.settings import LlmSettings, load_settings, save_settings
+from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.settings.llm_page import call_provider, status
+from companion_desktop.ui.style import STYLE_SHEET
+
+#: Seconds a probe may take (the dialog must not keep the user waiting).
+PROBE_TIMEOUT_S = 1.5
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    """A local model server to look for: ``probe_url`` lists models; ``base_url`` is saved."""
+
+    provider_id: str
+    probe_url: str
+    base_url: str
+
+    @property
+    def name(self) -> str:
+        spec = SPECS.get(self.provider_id)
+        return spec.name if spec else self.provider_id
+
+
+def default_servers() -> tuple[LocalServer, ...]:
+    """Ollama and LM Studio at their usual addresses."""
+    return (
+        LocalServer("ollama", "http://127.0.0.1:11434/api/tags",
+                    SPECS["ollama"].default_base_url),
+        LocalServer("lmstudio", "http://127.0.0.1:1234/v1/models",
+                    SPECS["lmstudio"].default_base_url),
+    )
+
+
+def probe(server: LocalServer, timeout: float = PROBE_TIMEOUT_S) -> list[str]:
+    """Model names ``server`` offers; raises httpx errors when it does not answer."""
+    with httpx.Client(timeout=timeout, trust_env=False) as client:
+        response = client.get(server.probe_url)
+        response.raise_for_status()
+        data: Any = response.json()
+    if isinstance(data, dict) and isinstance(data.get("models"), list):  # Ollama
+        names = [m.get("name") or m.get("model") for m in data["models"] if isinstance(m, dict)]
+    elif isinstance(data, dict) and isinstance(data.get("data"), list):  # OpenAI style
+        names = [m.get("id") for m in data["data"] if isinstance(m, dict)]
+    else:
+        names = []
+    return [str(n) for n in names if n]
+
+
+def her_name(service: CompanionService) -> str | None:
+    """Her saved name (None before the first save or when the database cannot say)."""
+    try:
+        with service.db.read_session() as session:
+            state = repository.load_character(session)
+    except StorageError:
+        return None
+    return state.name if state else None
+
+
+class WelcomeDialog(QDialog):
+    """``chosen(provider_id, model)`` fires after a choice was saved; Later just closes."""
+
+    chosen = Signal(str, str)
+
+    def __init__(self, service: CompanionService, servers: tuple[LocalServer, ...] | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.service = service
+        self.servers = default_servers() if servers is None else servers
+        self._waiting = 0
+        self.setObjectName("welcomeDialog")
+        self.setWindowTitle("Welcome")
+        self.setStyleSheet(STYLE_SHEET)
+        self.resize(600, 620)
+        name = her_name(service)
+        root = QVBoxLayout(self)
+        root.setContentsMargins(28, 24, 28, 20)
+        root.setSpacing(10)
+        title = f"Hello! Let's get {name or 'her'} talking."
+        root.addWidget(QLabel(title, objectName="welcomeTitle"))
+        root.addWidget(QLabel(
+            "She thinks with a language model: one running on this computer keeps "
+            "everything here; a cloud one needs an API key.", objectName="pageHint", wordWrap=True))
+        root.addWidget(self._local_card(), 1)
+        root.addWidget(self._cloud_card())
+        footer = QHBoxLayout()
+        footer.addStretch(1)
+        self.later_button = QPushButton("Later", objectName="secondaryButton")
+        self.later_button.clicked.connect(self.reject)
+        footer.addWidget(self.later_button)
+        root.addLayout(footer)
+        self.look_again()
+
+    # -------------------------------------------------------------- local
+    def _local_card(self) -> QFrame:
+        card = QFrame(objectName="welcomeCard")
+        box = QVBoxLayout(card)
+        box.addWidget(QLabel("On this computer", objectName="sectionTitle"))
+        self.local_status = QLabel(objectName="statusLine", wordWrap=True)
+        box.addWidget(self.local_status)
+        self.found = QListWidget(objectName="foundModels")
+        self.found.itemSelectionChanged.connect(self._selection_changed)
+        self.found.itemDoubleClicked.connect(lambda _item: self.use_local())
+        box.addWidget(self.found, 1)
+        line = QHBoxLayout()
+        self.again_button = QPushButton("↻  Look again", objectName="secondaryButton")
+        self.again_button.clicked.connect(self.look_again)
+        self.use_button = QPushButton("Use this model", objectName="primaryButton")
+        self.use_button.clicked.connect(self.use_local)
+        line.addWidget(self.again_button)
+        line.addStretch(1)
+        line.addWidget(self.use_button)
+        box.addLayout(line)
+        return card
+
+    def look_again(self) -> None:
+        """Probe every local server again (off the GUI thread)."""
+        self.found.clear()
+        self.use_button.setEnabled(False)
+        self._waiting = len(self.servers)
+        names = " and ".join(s.name for s in self.servers)
+        status(self.local_status, f"Looking for {names}…", "hint")
+        self.again_button.setEnabled(False)
+        for server in self.servers:
+            run_in_background(self, lambda s=server: probe(s),
+                              lambda models, s=server: self._probed(s, models),
+                              lambda _error, s=server: self._probed(s, []))
+
+    def _probed(self, server: LocalServer, models: list[str]) -> None:
+        for model in models:
+            item = QListWidgetItem(f"{model}    ·  {server.name}")
+            item.setData(Qt.ItemDataRole.UserRole, (server, model))
+            self.found.addItem(item)
+        self._waiting -= 1
+        if self._waiting > 0:
+            return
+        self.again_button.setEnabled(True)
+        count = self.found.count()
+        if count:
+            status(self.local_status, f"Found {count} model{'s' * (count != 1)}. Pick one:", "ok")
+            if self.found.currentRow() < 0:
+                self.found.setCurrentRow(0)
+        else:
+            where = ", ".join(f"{s.name} ({s.probe_url.split('/')[2]})" for s in self.servers)
+            status(self.local_status,
+                   f"No local model server answered ({where}). Start one and look again, "
+                   "or use a cloud provider below.", "hint")
+
+    def _selection_changed(self) -> None:
+        self.use_button.setEnabled(self.found.currentItem() is not None)
+
+    def use_local(self) -> None:
+        item = self.found.currentItem()
+        if item is None:
+            return
+        server, model = item.data(Qt.ItemDataRole.UserRole)
+        self._save(server.provider_id, server.base_url, model)
+
+    # -------------------------------------------------------------- cloud
+    def _cloud_card(self) -> QFrame:
+        card = QFrame(objectName="welcomeCard")
+        box = QVBoxLayout(card)
+        box.addWidget(QLabel("In the cloud", objectName="sectionTitle"))
+        line = QHBoxLayout()
+        self.cloud = QComboBox(objectName="cloudCombo")
+        for spec in SPECS.values():
+            if spec.needs_key and not spec.local:
+                self.cloud.addItem(spec.name, spec.id)
+        self.key = QLineEdit(objectName="apiKey", placeholderText="API key")
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        line.addWidget(self.cloud)
+        line.addWidget(self.key, 1)
+        box.addLayout(line)
+        line = QHBoxLayout()
+        self.cloud_model = QComboBox(objectName="cloudModel")
+        self.cloud_model.setEditable(True)
+        self.cloud_model.lineEdit().setPlaceholderText("model name")
+        self.list_button = QPushButton("List models", objectName="secondaryButton")
+        self.list_button.clicked.connect(self.list_cloud_models)
+        self.cloud_button = QPushButton("Use this provider", objectName="primaryButton")
+        self.cloud_button.clicked.connect(self.use_cloud)
+        line.addWidget(self.cloud_model, 1)
+        line.addWidget(self.list_button)
+        line.addWidget(self.cloud_button)
+        box.addLayout(line)
+        self.cloud_status = QLabel(objectName="statusLine", wordWrap=True)
+        self.cloud_status.hide()
+        box.addWidget(self.cloud_status)
+        return card
+
+    def _cloud_config(self) -> ProviderConfig:
+        pid = str(self.cloud.currentData())
+        key = self.key.text().strip() or keys.get_key(pid)
+        model = self.cloud_model.currentText().strip()
+        return ProviderConfig(pid, SPECS[pid].default_base_url, model, key, connect_timeout=5.0)
+
+    def list_cloud_models(self) -> None:
+        self.list_button.setEnabled(False)
+        status(self.cloud_status, "Asking for the models…", "hint")
+        run_in_background(self, lambda c=self._cloud_config(): call_provider(c, "list_models"),
+                          self._cloud_models, self._cloud_failed)
+
+    def _cloud_models(self, models: list[str]) -> None:
+        self.list_button.setEnabled(True)
+        current = self.cloud_model.currentText()
+        self.cloud_model.clear()
+        self.cloud_model.addItems(models)
+        self.cloud_model.setEditText(current or (models[0] if models else ""))
+        status(self.cloud_status, f"{len(models)} models available.", "ok")
+
+    def _cloud_failed(self, error: Exception) -> None:
+        self.list_button.setEnabled(True)
+        status(self.cloud_status, str(error), "error")
+
+    def use_cloud(self) -> None:
+        pid = str(self.cloud.currentData())
+        model = self.cloud_model.currentText().strip()
+        key = self.key.text().strip()
+        if not key and keys.get_key(pid) is None:
+            status(self.cloud_status, f"{SPECS[pid].name} needs an API key.", "error")
+            return
+        if not model:
+            status(self.cloud_status, "Enter a model name (or List models).", "error")
+            return
+        if key:
+            try:
+                keys.set_key(pid, key)
+            except keys.KeyStoreError as error:
+                status(self.cloud_status, str(error), "error")
+                return
+        self._save(pid, SPECS[pid].default_base_url, model)
+
+    # --------------------------------------------------------------- save
+    def _save(self, provider_id: str, base_url: str, model: str) -> None:
+        try:
+            with self.service.db.session() as session:
+                current = load_settings(session, LlmSettings)
+                settings = LlmSettings.model_validate(
+                    {**current.model_dump(), "provider": provider_id, "base_url": base_url,
+                     "model": model})
+                save_settings(session, settings)
+        except StorageError as error:
+            status(self.local_status, str(error), "error")
+            return
+        self.chosen.emit(provider_id, model)
+        self.accept()

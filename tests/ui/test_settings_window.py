@@ -1,0 +1,166 @@
+"""The Settings window over a real database and a provider server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QLineEdit
+
+from companion_desktop.llm import keys
+from companion_desktop.storage.settings import LlmSettings, RelationshipSettings, load_settings
+from companion_desktop.ui.settings import SettingsDialog
+from companion_desktop.ui.settings.llm_page import SAVED_KEY, WINDOW_STOPS_K
+from tests.conftest import T0
+
+pytestmark = pytest.mark.qt
+
+WAIT_MS = 8000
+
+
+class MemoryKeyring(KeyringBackend):
+    """A keyring held in a dict, standing in for the system one (set explicitly only:
+    ``viable = False`` keeps keyring's own backend detection from choosing it)."""
+
+    priority = 1
+    viable = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        self.store.pop((service, username), None)
+
+
+@pytest.fixture
+def memory_keyring():
+    """A working keyring for one test (the autouse ``_no_keys`` restores the real one)."""
+    ring = MemoryKeyring()
+    keyring.set_keyring(ring)
+    return ring
+
+
+@pytest.fixture
+def dialog(qtbot, service):
+    dlg = SettingsDialog(service, lambda: T0)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    return dlg
+
+
+def llm_settings(service) -> LlmSettings:
+    with service.db.read_session() as session:
+        return load_settings(session, LlmSettings)
+
+
+def choose_provider(page, provider_id: str) -> None:
+    page.provider.setCurrentIndex(page.provider.findData(provider_id))
+
+
+def test_defaults_are_shown(dialog):
+    page = dialog.llm
+    assert page.window_label.text() == "8k tokens" and page.context_window == 8192
+    assert page.scaling.isChecked()
+    choose_provider(page, "ollama")
+    assert page.base_url.text() == "http://127.0.0.1:11434/v1"  # the preset
+
+
+def test_llm_page_lists_models_tests_and_saves(dialog, server, service, qtbot):
+    page = dialog.llm
+    choose_provider(page, "openai-compatible")
+    page.base_url.setText(server.base_url)
+    qtbot.mouseClick(page.refresh_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.model.count() == 2, timeout=WAIT_MS)
+    assert "Found 2 models" in page.models_status.text()
+    page.model.setCurrentIndex(page.model.findText("warm-model"))
+
+    qtbot.mouseClick(page.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.test_result.text().startswith("✓"), timeout=WAIT_MS)
+    assert "warm-model" in page.test_result.text()
+
+    page.window_slider.setValue(WINDOW_STOPS_K.index(32))
+    assert page.window_label.text() == "32k tokens"
+    assert "20 messages" in page.budget_hint.text()
+    page.scaling.click()
+    assert not page.scaling.isChecked()
+
+    saved = []
+    dialog.saved.connect(lambda: saved.append(True))
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert saved == [True] and not dialog.isVisible()
+    settings = llm_settings(service)
+    assert (settings.provider, settings.base_url, settings.model) == (
+        "openai-compatible", server.base_url, "warm-model")
+    assert settings.context_window == 32 * 1024 and settings.context_scaling is False
+
+
+def test_connection_failure_is_shown_inline(dialog, server, qtbot):
+    page = dialog.llm
+    choose_provider(page, "openai-compatible")
+    page.base_url.setText(server.root + "/nowhere/v1")
+    qtbot.mouseClick(page.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.test_result.text().startswith("✗"), timeout=WAIT_MS)
+    assert page.test_result.property("kind") == "error"
+    assert page.test_button.isEnabled()
+
+
+def test_a_typed_key_goes_to_the_keyring_and_is_never_shown(dialog, service, memory_keyring, qtbot):
+    page = dialog.llm
+    choose_provider(page, "openai")
+    assert SAVED_KEY not in page.key_state.text()
+    qtbot.keyClicks(page.key, "sk-test-1234567890")
+    page.model.setEditText("gpt-test")
+    assert dialog.save()
+    assert memory_keyring.store == {(keys.SERVICE, "openai"): "sk-test-1234567890"}
+    assert llm_settings(service).provider == "openai"
+
+    again = SettingsDialog(service, lambda: T0)
+    qtbot.addWidget(again)
+    assert again.llm.key.text() == "" and again.llm.key_state.text() == SAVED_KEY
+    texts = [w.text() for w in again.findChildren(QLabel) + again.findChildren(QLineEdit)]
+    assert not any("sk-test" in t for t in texts)
+    assert again.save()  # nothing typed: the stored key stays as it was
+    assert memory_keyring.store == {(keys.SERVICE, "openai"): "sk-test-1234567890"}
+
+
+def test_without_a_keyring_the_key_problem_is_shown(dialog, service):
+    page = dialog.llm
+    choose_provider(page, "openai")
+    page.key.setText("sk-nowhere-to-go")
+    assert not dialog.save()
+    assert "keyring" in dialog.problem.text() and dialog.isVisible()
+    assert llm_settings(service).provider is None
+
+
+def test_character_page_saves_name_persona_mode_and_tracking(dialog, service):
+    page = dialog.character
+    dialog.show_page("Character")
+    assert dialog.stack.currentIndex() == 1
+    assert page.name.text() == "Hana" and page.mode_buttons["dating_sim"].isChecked()
+    page.name.setText("Mika")
+    page.prompt.setPlainText("You are Mika, a calm night owl who loves astronomy.")
+    page.mode_buttons["companion"].setChecked(True)
+    page.tracking.setChecked(False)
+    assert dialog.save()
+    state = service.load(T0).state
+    assert (state.name, state.app_mode) == ("Mika", "companion")
+    assert state.relationship_stage == "companion"
+    assert state.system_prompt.startswith("You are Mika")
+    with service.db.read_session() as session:
+        assert load_settings(session, RelationshipSettings).tracking_enabled is False
+
+
+def test_an_empty_name_is_refused(dialog, service):
+    dialog.character.name.setText("  ")
+    assert not dialog.save()
+    assert "name" in dialog.problem.text() and dialog.stack.currentIndex() == 1
+    assert service.load(T0).state.name == "Hana"

@@ -1,0 +1,109 @@
+"""First-run welcome (local servers probed on 127.0.0.1) and the app's composition root."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
+from companion_desktop.storage.settings import LlmSettings, load_settings
+from companion_desktop.ui.welcome import LocalServer, WelcomeDialog, probe
+from tests.ui.scripted_provider import Script, ScriptedServer
+
+pytestmark = pytest.mark.qt
+
+WAIT_MS = 8000
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def welcome(qtbot, service, server):
+    servers = (
+        LocalServer("ollama", server.root + "/api/tags", server.base_url),
+        LocalServer("lmstudio", f"http://127.0.0.1:{closed_port()}/v1/models",
+                    "http://127.0.0.1:1/v1"),
+    )
+    dialog = WelcomeDialog(service, servers)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
+def test_probe_reads_both_model_list_formats(server):
+    ollama = LocalServer("ollama", server.root + "/api/tags", "")
+    assert probe(ollama) == ["tiny-model", "warm-model"]
+    assert probe(LocalServer("lmstudio", server.base_url + "/models", "")) == [
+        "tiny-model", "warm-model"]
+
+
+def test_welcome_lists_local_models_and_saves_the_pick(welcome, service, server, qtbot):
+    qtbot.waitUntil(lambda: welcome.again_button.isEnabled(), timeout=WAIT_MS)
+    names = [welcome.found.item(i).text() for i in range(welcome.found.count())]
+    assert len(names) == 2 and all("Ollama" in n for n in names)
+    assert "Found 2 models" in welcome.local_status.text()
+    chosen = []
+    welcome.chosen.connect(lambda pid, model: chosen.append((pid, model)))
+    welcome.found.setCurrentRow(1)
+    qtbot.mouseClick(welcome.use_button, Qt.MouseButton.LeftButton)
+    assert chosen == [("ollama", "warm-model")] and not welcome.isVisible()
+    with service.db.read_session() as session:
+        settings = load_settings(session, LlmSettings)
+    assert (settings.provider, settings.base_url, settings.model) == (
+        "ollama", server.base_url, "warm-model")
+
+
+def test_nothing_found_says_so_and_later_saves_nothing(qtbot, service):
+    dialog = WelcomeDialog(service, (LocalServer(
+        "ollama", f"http://127.0.0.1:{closed_port()}/api/tags", "http://127.0.0.1:1/v1"),))
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.again_button.isEnabled(), timeout=WAIT_MS)
+    assert dialog.found.count() == 0
+    assert "No local model server answered" in dialog.local_status.text()
+    assert not dialog.use_button.isEnabled()
+    qtbot.mouseClick(dialog.later_button, Qt.MouseButton.LeftButton)
+    with service.db.read_session() as session:
+        assert load_settings(session, LlmSettings).provider is None
+
+
+def test_cloud_choice_needs_a_key(welcome, service):
+    welcome.cloud_model.setEditText("some-model")
+    welcome.use_cloud()  # no key typed, none stored, no keyring here
+    assert "API key" in welcome.cloud_status.text()
+    welcome.key.setText("sk-abc123456")
+    welcome.use_cloud()
+    assert "keyring" in welcome.cloud_status.text()  # shown, not raised
+    with service.db.read_session() as session:
+        assert load_settings(session, LlmSettings).provider is None
+
+
+def test_run_gui_opens_the_chat_window_and_closes_cleanly(qtbot, tmp_path, monkeypatch):
+    from companion_desktop.app import run_gui
+    from companion_desktop.ui.chat_window import ChatWindow
+
+    monkeypatch.setenv("COMPANION_NO_WELCOME", "1")
+    seen = []
+
+    def look_and_quit() -> None:
+        windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, ChatWindow)]
+        seen.extend(w for w in windows if w.isVisible())
+        for window in windows:
+            window.close()
+        QApplication.instance().quit()
+
+    QTimer.singleShot(300, look_and_quit)
+    with ScriptedServer() as srv:
+        srv.scripts.append(Script())
+        assert run_gui(str(tmp_path / "app-data")) == 0
+    assert len(seen) == 1
+    window = seen[0]
+    assert not window.backend.ready and window._setup is not None  # said what to set up
+    assert window.backend.controller is None
+    assert (tmp_path / "app-data").exists()
