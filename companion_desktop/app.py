@@ -12,7 +12,12 @@ NO_WELCOME_ENV = "COMPANION_NO_WELCOME"
 
 def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     """Start the app. ``fixed_now`` pins the clock (``--now``); otherwise the real one."""
+    from PySide6.QtGui import QSurfaceFormat
     from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from companion_desktop.ui.avatar_view import gl_format
+
+    QSurfaceFormat.setDefaultFormat(gl_format())
 
     from companion_desktop.pipeline.companion import CompanionService
     from companion_desktop.storage.db import Database, StorageError
@@ -20,6 +25,7 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     from companion_desktop.storage.settings import LlmSettings, load_settings
     from companion_desktop.ui.chat_backend import ChatBackend
     from companion_desktop.ui.chat_window import ChatWindow
+    from companion_desktop.ui.desktop import Desktop
     from companion_desktop.ui.welcome import WelcomeDialog
 
     app = QApplication.instance() or QApplication(sys.argv)
@@ -44,13 +50,46 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         db.close()
         return 1
     backend = ChatBackend(service, clock)
+    host = _avatar_host(db)
     try:
         if not settings.provider and os.environ.get(NO_WELCOME_ENV) != "1":
             WelcomeDialog(service).exec()
         backend.connect()
-        window = ChatWindow(service, clock, backend)
+        window = ChatWindow(service, clock, backend, host)
+        desktop = Desktop(service, host, window, backend)
+        window.backend_changed.connect(desktop.rewire)
         window.show()
+        if _overlay_visible(db):
+            desktop.overlay.show()
         return app.exec()
     finally:
         backend.shutdown()
         db.close()
+
+
+def _avatar_host(db):  # noqa: ANN001, ANN202
+    """The shared avatar, loading her saved model (or Hana) in the background."""
+    from companion_desktop.resources import default_avatar_path
+    from companion_desktop.storage.settings import AvatarSettings, load_settings
+    from companion_desktop.ui.avatar_host import AvatarHost
+
+    with db.read_session() as session:
+        settings = load_settings(session, AvatarSettings)
+    host = AvatarHost(settings.fps)
+    fallback = default_avatar_path()
+    path = settings.model_path or str(fallback)
+
+    def failed(message: str) -> None:
+        if host.model is None and host.model_path is None and path != str(fallback):
+            host.load_async(fallback)  # her saved model broke: Hana stands in
+
+    host.load_failed.connect(failed)
+    host.load_async(path)
+    return host
+
+
+def _overlay_visible(db) -> bool:  # noqa: ANN001
+    from companion_desktop.storage.settings import AvatarSettings, load_settings
+
+    with db.read_session() as session:
+        return load_settings(session, AvatarSettings).overlay_visible

@@ -64,6 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="print benchmark figures (never fails on timing)")
     bench.add_argument("--turns", type=int, default=200, help="turns to time (default 200)")
 
+    from companion_desktop.avatar_cli import add_parser as add_avatar_parser
+
+    add_avatar_parser(sub)
+
     export = sub.add_parser("export", help="write a save file (version 2.0)")
     export.add_argument("file", type=Path)
 

@@ -95,12 +95,19 @@ def cmd_bench(args: argparse.Namespace, now: datetime) -> int:
     return run_bench(max(1, args.turns))
 
 
+def cmd_avatar(args: argparse.Namespace, now: datetime) -> int:
+    from companion_desktop.avatar_cli import run as run_avatar
+
+    return run_avatar(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "state": cmd_state,
     "relationship": cmd_relationship,
     "mode": cmd_mode,
     "chat": cmd_chat,
     "bench": cmd_bench,
+    "avatar": cmd_avatar,
     "export": cmd_export,
     "import": cmd_import,
 }

@@ -54,6 +54,7 @@ class _Worker(QObject):
 class TurnController(QObject):
     """One conversation's worker thread, driven from the GUI thread."""
 
+    started = Signal(str, bool)  # the message, and whether it is a retry
     phase = Signal(str)
     text = Signal(str)
     done = Signal(object)
@@ -80,12 +81,17 @@ class TurnController(QObject):
     def busy(self) -> bool:
         return self._busy
 
-    def send(self, message: str) -> bool:
-        """Queue a turn; False when one is already running."""
+    def send(self, message: str, retry: bool = False) -> bool:
+        """Queue a turn; False when one is already running.
+
+        Every view of the conversation hears ``started`` first, so a message sent
+        from the overlay shows in the chat window too (``retry``: it is already shown).
+        """
         if self._busy:
             return False
         self._set_busy(True)
         self._worker.cancel = CancelToken()
+        self.started.emit(message, retry)
         self._request.emit(message)
         return True
 

@@ -55,6 +55,24 @@ class LlmSettings(SettingsSection):
     context_scaling: bool = True
 
 
+class AvatarSettings(SettingsSection):
+    """Settings > Character > Model and the overlay window.
+
+    ``model_path`` None means the built-in avatar. ``fps`` caps redraws (10-60).
+    ``positions`` maps a screen-arrangement key to the overlay's top-left (x, y).
+    ``scale`` multiplies the overlay's base size (0.4-3.0).
+    """
+
+    SECTION: ClassVar[str] = "avatar"
+    model_path: str | None = None
+    fps: int = Field(default=30, ge=10, le=60)
+    overlay_visible: bool = True
+    always_on_top: bool = True
+    click_through: bool = True
+    scale: float = Field(default=1.0, ge=0.4, le=3.0)
+    positions: dict[str, tuple[int, int]] = Field(default_factory=dict)
+
+
 S = TypeVar("S", bound=SettingsSection)
 
 

@@ -47,10 +47,12 @@ class ChatWindow(QMainWindow):
     """The main window over ``service``; ``backend`` links it to the model."""
 
     settings_requested = Signal()
+    backend_changed = Signal()  # the provider was (re)connected: rewire listeners
 
     def __init__(self, service: CompanionService, clock: Callable[[], datetime],
-                 backend: ChatBackend) -> None:
+                 backend: ChatBackend, host: object | None = None) -> None:
         super().__init__()
+        self.host = host
         self.service = service
         self.clock = clock
         self.backend = backend
@@ -77,7 +79,20 @@ class ChatWindow(QMainWindow):
         row.setContentsMargins(14, 14, 14, 14)
         row.setSpacing(14)
         self.panel = StatePanel()
-        row.addWidget(self.panel)
+        self.avatar_view = None
+        if self.host is not None:
+            from companion_desktop.ui.avatar_view import AvatarView
+
+            left = QVBoxLayout()
+            left.setSpacing(10)
+            self.avatar_view = AvatarView(self.host, "upper", background=(0.965, 0.933, 0.98, 1.0))
+            self.avatar_view.setObjectName("chatAvatar")
+            self.avatar_view.setFixedSize(self.panel.minimumWidth(), 300)
+            left.addWidget(self.avatar_view)
+            left.addWidget(self.panel, 1)
+            row.addLayout(left)
+        else:
+            row.addWidget(self.panel)
         right = QFrame(objectName="chatColumn")
         column = QVBoxLayout(right)
         column.setContentsMargins(0, 0, 0, 0)
@@ -181,6 +196,7 @@ class ChatWindow(QMainWindow):
         controller = self.backend.controller
         if controller is None or controller is self._wired:
             return
+        controller.started.connect(self._on_started)
         controller.phase.connect(self._on_phase)
         controller.text.connect(self._on_text)
         controller.done.connect(self._on_done)
@@ -210,9 +226,6 @@ class ChatWindow(QMainWindow):
         if not self.backend.ready:
             return
         self.input.clear()
-        self._retire_error()
-        self.transcript.add_day(self.clock().date())
-        self.transcript.add_user(text.strip("\n"))
         self._start(text.strip("\n"))
 
     def show_relationship(self) -> None:
@@ -227,18 +240,25 @@ class ChatWindow(QMainWindow):
         if self.pending is None or self.busy or not self.backend.ready:
             return
         self._clear_error()
-        self._start(self.pending)
+        self._start(self.pending, retry=True)
 
     def stop(self) -> None:
         if self.backend.controller is not None:
             self.backend.controller.stop()
 
-    def _start(self, message: str) -> None:
+    def _start(self, message: str, retry: bool = False) -> None:
         assert self.backend.controller is not None
+        self.backend.controller.send(message, retry)
+
+    def _on_started(self, message: str, retry: bool) -> None:
+        """A turn began, from this window or the overlay: show the message once."""
+        if not retry:
+            self._retire_error()
+            self.transcript.add_day(self.clock().date())
+            self.transcript.add_user(message)
         self.pending = message
         self._her = None
-        if self.backend.controller.send(message):
-            self.transcript.show_phase(PHASE_TEXT["remembering"])
+        self.transcript.show_phase(PHASE_TEXT["remembering"])
 
     def _retire_error(self) -> None:
         """A new message moves on from a failed one: its notice stays, its buttons go."""
@@ -307,7 +327,7 @@ class ChatWindow(QMainWindow):
 
     # -------------------------------------------------------------- settings
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.service, self.clock, self)
+        dialog = SettingsDialog(self.service, self.clock, self, host=self.host)
         dialog.saved.connect(self.settings_saved)
         self.settings_requested.emit()
         dialog.open()
@@ -324,6 +344,7 @@ class ChatWindow(QMainWindow):
         was_ready = self.backend.ready
         self.backend.connect()
         self._show_readiness()
+        self.backend_changed.emit()
         if self.backend.ready and not was_ready:
             config = self.backend.config
             model = config.model if config else "the model"

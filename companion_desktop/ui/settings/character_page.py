@@ -31,7 +31,7 @@ class CharacterPage(QWidget):
     """Reads her state; ``apply()`` saves what changed."""
 
     def __init__(self, service: CompanionService, clock: Callable[[], datetime],
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, host: object | None = None) -> None:
         super().__init__(parent)
         self.service = service
         self.clock = clock
@@ -80,6 +80,12 @@ class CharacterPage(QWidget):
             "How well she knows you (familiarity) grows as you talk, in both modes.",
             objectName="pageHint", wordWrap=True))
         form.addRow("", tracking_box)
+        self.model_section = None
+        if host is not None:
+            from companion_desktop.ui.settings.model_section import ModelSection
+
+            self.model_section = ModelSection(service, host)
+            form.addRow("Model", self.model_section)
         name_labels(form)
         layout.addLayout(form)
         layout.addStretch(1)

@@ -33,14 +33,15 @@ class SettingsDialog(QDialog):
     saved = Signal()
 
     def __init__(self, service: CompanionService, clock: Callable[[], datetime],
-                 parent: QWidget | None = None, page: str = "LLM Model") -> None:
+                 parent: QWidget | None = None, page: str = "LLM Model",
+                 host: object | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")
         self.setStyleSheet(STYLE_SHEET)
         self.resize(820, 600)
         self.llm = LlmPage(service)
-        self.character = CharacterPage(service, clock)
+        self.character = CharacterPage(service, clock, host=host)
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
         root.setSpacing(0)

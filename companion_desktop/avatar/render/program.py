@@ -1,0 +1,110 @@
+"""GLSL 330 programs built from the ``shaders/`` files, with cached uniform setters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from OpenGL import GL
+
+SHADER_DIR = Path(__file__).resolve().parent / "shaders"
+
+
+class ShaderError(RuntimeError):
+    """A shader failed to compile or link; the message holds the driver's log."""
+
+
+def shader_source(name: str, defines: dict[str, object] | None = None) -> str:
+    """``#version 330 core``, the defines, ``common.glsl``, then the named file."""
+    lines = ["#version 330 core"]
+    lines += [f"#define {key} {value}" for key, value in (defines or {}).items()]
+    common = (SHADER_DIR / "common.glsl").read_text(encoding="utf-8")
+    body = (SHADER_DIR / name).read_text(encoding="utf-8")
+    return "\n".join(lines) + "\n" + common + "\n" + body
+
+
+def _compile(kind: int, source: str, name: str) -> int:
+    shader = GL.glCreateShader(kind)
+    GL.glShaderSource(shader, source)
+    GL.glCompileShader(shader)
+    if not GL.glGetShaderiv(shader, GL.GL_COMPILE_STATUS):
+        log = GL.glGetShaderInfoLog(shader)
+        GL.glDeleteShader(shader)
+        text = log.decode(errors="replace") if isinstance(log, bytes) else str(log)
+        raise ShaderError(f"{name}: {text}")
+    return shader
+
+
+class Program:
+    """A linked program; ``set(name, value)`` picks the glUniform call by value type."""
+
+    def __init__(self, vertex: str, fragment: str, defines: dict[str, object] | None = None):
+        shaders = [
+            _compile(GL.GL_VERTEX_SHADER, shader_source(vertex, defines), vertex),
+            _compile(GL.GL_FRAGMENT_SHADER, shader_source(fragment, defines), fragment),
+        ]
+        self.id = GL.glCreateProgram()
+        for shader in shaders:
+            GL.glAttachShader(self.id, shader)
+        GL.glLinkProgram(self.id)
+        for shader in shaders:
+            GL.glDetachShader(self.id, shader)
+            GL.glDeleteShader(shader)
+        if not GL.glGetProgramiv(self.id, GL.GL_LINK_STATUS):
+            log = GL.glGetProgramInfoLog(self.id)
+            GL.glDeleteProgram(self.id)
+            raise ShaderError(f"link {vertex} + {fragment}: {log}")
+        self._locations: dict[str, int] = {}
+
+    def use(self) -> None:
+        GL.glUseProgram(self.id)
+
+    def location(self, name: str) -> int:
+        loc = self._locations.get(name)
+        if loc is None:
+            loc = self._locations[name] = GL.glGetUniformLocation(self.id, name)
+        return loc
+
+    def set_int(self, name: str, value: int) -> None:
+        loc = self.location(name)
+        if loc >= 0:
+            GL.glUniform1i(loc, int(value))
+
+    def set_float(self, name: str, value: float) -> None:
+        loc = self.location(name)
+        if loc >= 0:
+            GL.glUniform1f(loc, float(value))
+
+    def set_vec(self, name: str, value) -> None:
+        loc = self.location(name)
+        if loc < 0:
+            return
+        v = np.asarray(value, np.float32).reshape(-1)
+        (GL.glUniform2f, GL.glUniform3f, GL.glUniform4f)[len(v) - 2](loc, *map(float, v))
+
+    def set_mat4(self, name: str, matrix: np.ndarray) -> None:
+        """A row-major numpy 4x4 (column-vector convention)."""
+        loc = self.location(name)
+        if loc >= 0:
+            GL.glUniformMatrix4fv(loc, 1, GL.GL_TRUE, np.ascontiguousarray(matrix, np.float32))
+
+    def set_mat3_array(self, name: str, matrices: np.ndarray) -> None:
+        loc = self.location(name)
+        if loc >= 0:
+            m = np.ascontiguousarray(matrices, np.float32).reshape(-1, 3, 3)
+            GL.glUniformMatrix3fv(loc, len(m), GL.GL_TRUE, m)
+
+    def set_int_array(self, name: str, values) -> None:
+        loc = self.location(name)
+        if loc >= 0 and len(values):
+            GL.glUniform1iv(loc, len(values), np.ascontiguousarray(values, np.int32))
+
+    def set_float_array(self, name: str, values) -> None:
+        loc = self.location(name)
+        if loc >= 0 and len(values):
+            GL.glUniform1fv(loc, len(values), np.ascontiguousarray(values, np.float32))
+
+    def release(self) -> None:
+        if self.id:
+            GL.glDeleteProgram(self.id)
+            self.id = 0

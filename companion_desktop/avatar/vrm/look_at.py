@@ -1,0 +1,146 @@
+"""Eye gaze toward a world point (VRMC_vrm lookAt), smoothed without overshoot.
+
+Angles are degrees. ``yaw`` > 0 turns toward the model's left (+X for a model facing +Z),
+``pitch`` > 0 looks up; both are measured in the head's normalized frame from
+``offset_from_head`` (head node space). Range maps turn angles into outputs:
+
+* bone type: left/right eye rotations in degrees. For the left eye, yaw > 0 is outward
+  (``horizontal_outer``) and yaw < 0 inward (``horizontal_inner``); the right eye mirrors.
+  Pitch up uses ``vertical_up``, down ``vertical_down``. The eyes are rotated through the
+  normalized humanoid (see ``pose``), so rest orientations don't matter.
+* expression type: weights 0..1 of lookLeft/lookRight (``horizontal_outer``) and
+  lookUp (``vertical_up``) / lookDown (``vertical_down``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import quat
+from .expressions import ExpressionManager
+from .model import LookAt, RangeMap, VrmModel
+from .pose import Pose
+
+
+def map_range(range_map: RangeMap, degrees: float) -> float:
+    """``output_scale x clamp(degrees / input_max, 0, 1)``; negative input gives 0."""
+    if range_map.input_max <= 0.0:
+        return range_map.output_scale if degrees > 0.0 else 0.0
+    return range_map.output_scale * min(1.0, max(0.0, degrees / range_map.input_max))
+
+
+def yaw_pitch(direction: np.ndarray) -> tuple[float, float]:
+    """Degrees of a direction in the head frame (+Z forward, +Y up, +X the model's left)."""
+    x, y, z = (float(v) for v in direction)
+    if x == 0.0 and y == 0.0 and z == 0.0:
+        return 0.0, 0.0
+    return math.degrees(math.atan2(x, z)), math.degrees(math.atan2(y, math.hypot(x, z)))
+
+
+Angles = tuple[float, float]
+
+
+def eye_angles(look: LookAt, yaw: float, pitch: float) -> tuple[Angles, Angles]:
+    """Bone type: ((left yaw, left pitch), (right yaw, right pitch)) eye rotations, degrees."""
+    vertical = map_range(look.vertical_up, pitch) if pitch >= 0.0 else \
+        -map_range(look.vertical_down, -pitch)
+    if yaw >= 0.0:
+        left, right = map_range(look.horizontal_outer, yaw), map_range(look.horizontal_inner, yaw)
+    else:
+        left = -map_range(look.horizontal_inner, -yaw)
+        right = -map_range(look.horizontal_outer, -yaw)
+    return (left, vertical), (right, vertical)
+
+
+def look_expression_weights(look: LookAt, yaw: float, pitch: float) -> dict[str, float]:
+    """Expression type: lookLeft/lookRight/lookUp/lookDown weights, 0..1."""
+    clamp = lambda v: min(1.0, max(0.0, v))  # noqa: E731
+    return {
+        "lookLeft": clamp(map_range(look.horizontal_outer, yaw)),
+        "lookRight": clamp(map_range(look.horizontal_outer, -yaw)),
+        "lookUp": clamp(map_range(look.vertical_up, pitch)),
+        "lookDown": clamp(map_range(look.vertical_down, -pitch)),
+    }
+
+
+def eye_rotation(yaw_deg: float, pitch_deg: float) -> np.ndarray:
+    """A normalized eye rotation: yaw about +Y, then pitch (up is a negative X turn)."""
+    return quat.from_euler(-math.radians(pitch_deg), math.radians(yaw_deg), 0.0, "YXZ")
+
+
+def smooth_critical(value: float, velocity: float, goal: float, omega: float, dt: float
+                    ) -> tuple[float, float]:
+    """Critically damped step toward ``goal`` (exact solution); never passes the goal."""
+    if dt <= 0.0:
+        return value, velocity
+    error = value - goal
+    decay = math.exp(-omega * dt)
+    c = velocity + omega * error
+    new_error = (error + c * dt) * decay
+    new_velocity = (velocity - omega * c * dt) * decay
+    if error != 0.0 and (new_error > 0.0) != (error > 0.0):
+        return goal, 0.0
+    if abs(new_error) < 1e-6 and abs(new_velocity) < 1e-4:
+        return goal, 0.0
+    return goal + new_error, new_velocity
+
+
+class LookAtController:
+    """Turns a target point into eye rotations or look expressions, once per frame."""
+
+    def __init__(self, model: VrmModel, omega: float = 14.0) -> None:
+        self.model = model
+        self.look = model.look_at
+        self.head = model.humanoid.get("head")
+        self.omega = omega
+        self.target: np.ndarray | None = None
+        self.yaw = self.pitch = 0.0
+        self._yaw_v = self._pitch_v = 0.0
+
+    @property
+    def enabled(self) -> bool:
+        return self.look is not None and self.head is not None
+
+    def look_at(self, point: np.ndarray | None) -> None:
+        """A world-space target (metres), or None to look straight ahead."""
+        self.target = None if point is None else np.asarray(point, np.float64).reshape(3)
+
+    def goal(self, pose: Pose, world: np.ndarray) -> tuple[float, float]:
+        """Unsmoothed yaw and pitch (degrees) from the head to the target."""
+        if self.target is None or not self.enabled:
+            return 0.0, 0.0
+        head_world = world[self.head]
+        origin = head_world[:3, :3] @ np.asarray(self.look.offset_from_head, np.float64) \
+            + head_world[:3, 3]
+        # the head's normalized frame N = R_world R_rest^T, so local = R_rest R_world^T d
+        basis = head_world[:3, :3] / np.sqrt(np.sum(head_world[:3, :3] ** 2, axis=0))
+        rest = quat.to_matrix(pose.skeleton.rest_world_rotation[self.head])
+        return yaw_pitch(rest @ (basis.T @ (self.target - origin)))
+
+    def update(self, pose: Pose, world: np.ndarray, dt: float,
+               expressions: ExpressionManager | None = None) -> bool:
+        """Smooth toward the goal and apply; True when the gaze moved."""
+        if not self.enabled:
+            return False
+        goal_yaw, goal_pitch = self.goal(pose, world)
+        before = (self.yaw, self.pitch)
+        self.yaw, self._yaw_v = smooth_critical(self.yaw, self._yaw_v, goal_yaw, self.omega, dt)
+        self.pitch, self._pitch_v = smooth_critical(self.pitch, self._pitch_v, goal_pitch,
+                                                    self.omega, dt)
+        self.apply(pose, expressions)
+        return abs(self.yaw - before[0]) > 1e-5 or abs(self.pitch - before[1]) > 1e-5
+
+    def apply(self, pose: Pose, expressions: ExpressionManager | None = None) -> None:
+        """Write the current yaw/pitch: eye bones (bone type) or look expressions."""
+        if self.look.type == "expression":
+            if expressions is not None:
+                weights = look_expression_weights(self.look, self.yaw, self.pitch)
+                for name, weight in weights.items():
+                    expressions.set(name, weight)
+            return
+        (ly, lp), (ry, rp) = eye_angles(self.look, self.yaw, self.pitch)
+        pose.set_bone_rotation("leftEye", eye_rotation(ly, lp))
+        pose.set_bone_rotation("rightEye", eye_rotation(ry, rp))
+        pose.apply_humanoid(("leftEye", "rightEye"))

@@ -1,0 +1,199 @@
+"""A pose of a model: per-node local translation/rotation/scale, and the normalized humanoid.
+
+The raw pose (``Pose.translation``, ``rotation``, ``scale``; shape (nodes, 3|4|3), float64)
+starts at the rest pose of the file. Humanoid bones are also posed in *normalized* space,
+as three-vrm's normalized humanoid: a bone rotation is given in world-aligned axes (glTF:
++Y up, the model facing +Z after ``root_rotation_y``), relative to the rest pose, and is
+converted to the raw local rotation through the bone's parent rest world rotation ``P``::
+
+    raw_local = P^-1 * q_normalized * P * rest_local
+
+so a bone's world rotation becomes ``Q_ancestors * q * rest_world``: the same rotation
+looks the same on any model, whatever the rest orientation of its bones. The hips get a
+translation offset in the same world-aligned space (metres).
+
+World matrices are computed level by level (all nodes of one depth in one batched matmul).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from . import quat
+from .frame import rotation_y
+from .model import VrmModel
+
+
+class Skeleton:
+    """What never changes about a model's node tree, cached for fast posing."""
+
+    def __init__(self, model: VrmModel) -> None:
+        nodes = model.nodes
+        self.count = len(nodes)
+        self.parents = np.array([-1 if n.parent is None else n.parent for n in nodes], np.int64)
+        self.rest_translation = np.array([n.translation for n in nodes], np.float64).reshape(-1, 3)
+        self.rest_rotation = quat.normalize(
+            np.array([n.rotation for n in nodes], np.float64).reshape(-1, 4))
+        self.rest_scale = np.array([n.scale for n in nodes], np.float64).reshape(-1, 3)
+        self.root = rotation_y(model.root_rotation_y).astype(np.float64)
+        self.root_quat = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), model.root_rotation_y)
+        self.levels = _levels(self.parents)
+        self.rest_world_rotation = self._rest_world_rotations()
+        self.rest_world = world_from_locals(self, local_matrices(
+            self.rest_translation, self.rest_rotation, self.rest_scale))
+        self.bones: list[str] = [b for b in model.humanoid if 0 <= model.humanoid[b] < self.count]
+        self.bone_index = {name: i for i, name in enumerate(self.bones)}
+        self.bone_nodes = np.array([model.humanoid[b] for b in self.bones], np.int64)
+        parent_rot = np.array(
+            [self.rest_world_rotation[p] if p >= 0 else self.root_quat
+             for p in self.parents[self.bone_nodes]], np.float64).reshape(-1, 4)
+        self.bone_parent_rot = parent_rot
+        self.bone_parent_rot_inv = quat.conjugate(parent_rot)
+        self.hips = model.humanoid.get("hips")
+        self.hips_parent_world_inv = np.eye(4)
+        if self.hips is not None and 0 <= self.hips < self.count:
+            parent = self.parents[self.hips]
+            parent_world = self.rest_world[parent] if parent >= 0 else self.root
+            self.hips_parent_world_inv = np.linalg.inv(parent_world)
+        else:
+            self.hips = None
+        self.skins = [(np.asarray(s.joints, np.int64), np.asarray(s.inverse_bind, np.float64))
+                      for s in model.skins]
+
+    def _rest_world_rotations(self) -> np.ndarray:
+        out = np.empty_like(self.rest_rotation)
+        for nodes, parents in self.levels:
+            parent_rot = np.where((parents < 0)[:, None], self.root_quat,
+                                  out[np.maximum(parents, 0)])
+            out[nodes] = quat.multiply(parent_rot, self.rest_rotation[nodes])
+        return out
+
+
+def _levels(parents: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Node indices grouped by depth (roots first), each with its parents' indices."""
+    depth = np.full(len(parents), -1, np.int64)
+    for start in range(len(parents)):
+        chain = []
+        node = start
+        while node >= 0 and depth[node] < 0 and len(chain) <= len(parents):
+            chain.append(node)
+            node = parents[node]
+        base = depth[node] if node >= 0 else -1
+        for offset, member in enumerate(reversed(chain)):
+            depth[member] = base + 1 + offset
+    levels = []
+    for d in range(int(depth.max()) + 1 if len(depth) else 0):
+        nodes = np.nonzero(depth == d)[0]
+        levels.append((nodes, parents[nodes]))
+    return levels
+
+
+def local_matrices(t: np.ndarray, r: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """(n, 4, 4) local matrices from translations, quaternions and scales."""
+    m = np.zeros((len(t), 4, 4), np.float64)
+    m[:, :3, :3] = quat.to_matrix(r) * s[:, None, :]
+    m[:, :3, 3] = t
+    m[:, 3, 3] = 1.0
+    return m
+
+
+def world_from_locals(skeleton: Skeleton, locals_: np.ndarray) -> np.ndarray:
+    """(n, 4, 4) world matrices, the root rotation on top, one batched matmul per depth."""
+    world = np.empty_like(locals_)
+    for depth, (nodes, parents) in enumerate(skeleton.levels):
+        if depth == 0:  # depth 0 holds exactly the nodes without a parent
+            world[nodes] = skeleton.root @ locals_[nodes]
+        else:
+            world[nodes] = world[parents] @ locals_[nodes]
+    return world
+
+
+class Pose:
+    """Mutable pose state of one model (see the module docstring for the spaces)."""
+
+    def __init__(self, model: VrmModel, skeleton: Skeleton | None = None) -> None:
+        self.model = model
+        self.skeleton = skeleton or Skeleton(model)
+        self.normalized = quat.identity(len(self.skeleton.bones))
+        self.hips_offset = np.zeros(3)
+        self.reset()
+
+    # -- raw pose -------------------------------------------------------------------
+    def reset(self) -> None:
+        """Back to the rest pose; normalized rotations identity, no hips offset."""
+        sk = self.skeleton
+        self.translation = sk.rest_translation.copy()
+        self.rotation = sk.rest_rotation.copy()
+        self.scale = sk.rest_scale.copy()
+        self.normalized[:] = quat.IDENTITY
+        self.hips_offset[:] = 0.0
+
+    def set_local_rotation(self, node: int, rotation: np.ndarray) -> None:
+        """Set a node's raw local rotation (x, y, z, w)."""
+        self.rotation[node] = quat.normalize(rotation)
+
+    # -- normalized humanoid --------------------------------------------------------
+    def has_bone(self, bone: str) -> bool:
+        return bone in self.skeleton.bone_index
+
+    def set_bone_rotation(self, bone: str, rotation: np.ndarray) -> None:
+        """A humanoid bone's rotation in normalized space; ignored for a missing bone."""
+        index = self.skeleton.bone_index.get(bone)
+        if index is not None:
+            self.normalized[index] = quat.normalize(rotation)
+
+    def set_bone_rotations(self, rotations: Mapping[str, np.ndarray]) -> None:
+        for bone, rotation in rotations.items():
+            self.set_bone_rotation(bone, rotation)
+
+    def bone_rotation(self, bone: str) -> np.ndarray:
+        """The normalized rotation of a bone (identity for a missing one)."""
+        index = self.skeleton.bone_index.get(bone)
+        return quat.identity() if index is None else self.normalized[index].copy()
+
+    def set_hips_offset(self, offset: np.ndarray) -> None:
+        """Hips translation from rest, metres, in the world-aligned normalized space."""
+        self.hips_offset[:] = offset
+
+    def apply_humanoid(self, bones: Iterable[str] | None = None) -> None:
+        """Write normalized rotations (and the hips offset) into the raw local pose."""
+        sk = self.skeleton
+        if bones is None:
+            idx = np.arange(len(sk.bones))
+        else:
+            idx = np.array([sk.bone_index[b] for b in bones if b in sk.bone_index], np.int64)
+        if len(idx):
+            nodes = sk.bone_nodes[idx]
+            conj = quat.multiply(quat.multiply(sk.bone_parent_rot_inv[idx], self.normalized[idx]),
+                                 sk.bone_parent_rot[idx])
+            self.rotation[nodes] = quat.multiply(conj, sk.rest_rotation[nodes])
+        if sk.hips is not None and (bones is None or "hips" in bones):
+            rest = sk.rest_world[sk.hips, :3, 3]
+            target = np.append(rest + self.hips_offset, 1.0)
+            self.translation[sk.hips] = (sk.hips_parent_world_inv @ target)[:3]
+
+    # -- matrices -------------------------------------------------------------------
+    def local_matrices(self) -> np.ndarray:
+        return local_matrices(self.translation, self.rotation, self.scale)
+
+    def world_matrices(self) -> np.ndarray:
+        """(nodes, 4, 4) float64 world matrices of the current raw pose."""
+        return world_from_locals(self.skeleton, self.local_matrices())
+
+    def joint_matrices(self, world: np.ndarray) -> list[np.ndarray]:
+        """Per skin: (joints, 4, 4) float32 ``world[joint] @ inverse_bind``."""
+        return [(world[joints] @ ibm).astype(np.float32) if len(joints)
+                else np.zeros((0, 4, 4), np.float32) for joints, ibm in self.skeleton.skins]
+
+
+def world_rotation(world: np.ndarray, node: int) -> np.ndarray:
+    """The rotation quaternion of a world matrix (scale divided out)."""
+    return quat.from_matrix(world[node, :3, :3])
+
+
+def normalized_world_rotation(pose: Pose, world: np.ndarray, node: int) -> np.ndarray:
+    """How far a node's world rotation has turned from its rest (world-aligned, unit quat)."""
+    return quat.multiply(world_rotation(world, node),
+                         quat.conjugate(pose.skeleton.rest_world_rotation[node]))

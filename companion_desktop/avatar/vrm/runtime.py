@@ -1,0 +1,223 @@
+"""The avatar's per-frame update: inputs in, a ``Frame`` out (numpy only, no GL, no Qt).
+
+``AvatarRuntime.update(dt)`` runs three-vrm's order:
+
+1. ``animation``: the hook (``animation(pose, dt, time)``) sets normalized bone rotations;
+   breathing is added on top.
+2. ``humanoid``: normalized rotations to raw local rotations, world matrices.
+3. ``look_at``: eye bones or look expressions toward ``look_at_point``.
+4. ``expressions``: resting face (mood) under flash, tap, emote and photo layers, faded
+   by ``engine.mood_expression``; direct ``set_expression`` weights; blink; mouth ("aa").
+5. ``spring``: spring bones in fixed steps, then the final world and joint matrices.
+
+``changed`` tells whether the frame differs visibly from the previous one (the overlay
+renders only then). Times are seconds, angles radians unless named ``_deg``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+import numpy as np
+
+from ...engine import mood_expression as mx
+from . import quat
+from .blink import Blinker
+from .expressions import ExpressionManager
+from .frame import Frame
+from .look_at import LookAtController
+from .model import VrmModel
+from .pose import Pose
+from .spring import SpringSimulator
+
+AnimationHook = Callable[[Pose, float, float], None]
+STAGES: tuple[str, ...] = ("animation", "humanoid", "look_at", "expressions", "spring")
+
+BREATH_HZ = 0.25  # 15 breaths a minute
+BREATH_DEG = {"spine": 0.35, "chest": 0.5, "upperChest": 0.5, "neck": -0.6}
+SHOULDER_DEG = 0.6
+#: Tap region -> (expression candidates, weight, hold seconds).
+TAP_REACTIONS: dict[str, tuple[tuple[str, ...], float, float]] = {
+    "head": (("happy", "relaxed", "joy", "fun"), 0.8, 1.2),
+    "body": (("surprised",), 0.7, 1.0),
+}
+_EPS = 1e-6
+
+
+class AvatarRuntime:
+    """One avatar's live state. ``rng`` drives blinking (pass a seeded one in tests)."""
+
+    def __init__(self, model: VrmModel, rng: random.Random, *, blink: bool = True,
+                 breathing: bool = True, springs: bool = True,
+                 animation: AnimationHook | None = None) -> None:
+        self.model = model
+        self.pose = Pose(model)
+        self.expressions = ExpressionManager(model)
+        self.available = frozenset(model.expressions)
+        self.look = LookAtController(model)
+        self.blinker = Blinker(rng, enabled=blink)
+        self.springs = SpringSimulator(model, self.pose)
+        self.springs_enabled = springs
+        self.breathing = breathing
+        self.animation = animation
+        self.layers = mx.FaceLayers(flash=mx.FlashState(), tap=mx.FlashState())
+        self.face: dict[str, float] = {}
+        self.manual: dict[str, float] = {}
+        self.mouth = 0.0
+        self.time = 0.0
+        self.changed = True
+        self.trace: list[str] | None = None  # set to a list to record the stages run
+        self._last: Frame | None = None
+        self._breath_idx: np.ndarray | None = None
+
+    # -- inputs ---------------------------------------------------------------------
+    def mood(self, emotion: str, intensity: float) -> None:
+        """The resting face follows the mood (emotion name, intensity 0..100)."""
+        self.layers.resting = mx.mood_expression_target(emotion, intensity, self.available)
+
+    def flash(self, emotion: str, speaking: bool = False) -> bool:
+        """A stronger, timed face for the model's ``expression``; False if none applies."""
+        target = mx.flash_expression_target(emotion, self.available)
+        if target is None:
+            return False
+        self.layers.flash.start(target[0], target[1], speaking, self.time)
+        return True
+
+    def speaking_ended(self) -> None:
+        """Speech is over: a speaking flash stops holding (after at least the normal hold)."""
+        self.layers.flash.speaking_ended(self.time)
+
+    def set_mood_expressions_enabled(self, enabled: bool) -> None:
+        """Settings > Display > Mood expressions: the resting face and the flash."""
+        self.layers.mood_expressions_enabled = bool(enabled)
+
+    def look_at_point(self, point: np.ndarray | None) -> None:
+        """Where to look (world metres), or None for straight ahead."""
+        self.look.look_at(point)
+
+    def mouth_open(self, amount: float) -> None:
+        """Lip sync: 0..1 drives "aa"."""
+        self.mouth = min(1.0, max(0.0, float(amount)))
+
+    def set_expression(self, name: str, weight: float) -> bool:
+        """Direct control of one expression (0 removes it); False when the model lacks it."""
+        if name not in self.available:
+            return False
+        if weight <= 0.0:
+            self.manual.pop(name, None)
+        else:
+            self.manual[name] = min(1.0, float(weight))
+        return True
+
+    def tap(self, region: str) -> str | None:
+        """A tap reaction ("head": happy/relaxed, "body": surprised); the expression used."""
+        reaction = TAP_REACTIONS.get(region)
+        if reaction is None:
+            return None
+        name = mx.pick_expression(reaction[0], self.available)
+        if name is not None:
+            self.layers.tap.start(name, reaction[1], False, self.time, hold_s=reaction[2])
+        return name
+
+    def set_emote(self, weights: dict[str, float] | None) -> None:
+        self.layers.emote = dict(weights) if weights else None
+
+    def set_photo(self, weights: dict[str, float] | None) -> None:
+        self.layers.photo = dict(weights) if weights else None
+
+    def set_blink_enabled(self, enabled: bool) -> None:
+        self.blinker.enabled = bool(enabled)
+
+    def reset_springs(self) -> None:
+        """Settle the spring bones at the next frame (after a teleport or a new clip)."""
+        self.springs.initialized = False
+
+    # -- update ---------------------------------------------------------------------
+    def _stage(self, name: str) -> None:
+        if self.trace is not None:
+            self.trace.append(name)
+
+    def update(self, dt: float) -> Frame:
+        """Advance ``dt`` seconds and return the posed frame."""
+        dt = max(0.0, float(dt))
+        self.time += dt
+        pose = self.pose
+        pose.reset()
+        self._stage("animation")
+        if self.animation is not None:
+            self.animation(pose, dt, self.time)
+        if self.breathing:
+            self._breathe()
+        self._stage("humanoid")
+        pose.apply_humanoid()
+        world = pose.world_matrices()
+        self._stage("look_at")
+        self.expressions.reset()
+        self.look.update(pose, world, dt, self.expressions)
+        self._stage("expressions")
+        out = self._expressions(dt)
+        self._stage("spring")
+        if self.springs_enabled:
+            self.springs.update(pose, world, dt)
+        world = pose.world_matrices()
+        frame = Frame(world.astype(np.float32), pose.joint_matrices(world), out.morph_weights,
+                      out.material_colors, out.texture_transforms, time=self.time)
+        self.changed = self._differs(frame)
+        self._last = frame
+        return frame
+
+    def _breathe(self) -> None:
+        """Tiny spine/chest/neck pitch and a shoulder lift on each inhale (no scale)."""
+        if self._breath_idx is None:
+            self._breath_idx, self._breath_axes, self._breath_deg = self._breath_bones()
+        if not len(self._breath_idx):
+            return
+        s = math.sin(2.0 * math.pi * BREATH_HZ * self.time)
+        amount = np.where(self._breath_axes[:, 0] != 0.0, s, max(0.0, s)) * self._breath_deg
+        turn = quat.from_axis_angle(self._breath_axes, np.radians(amount))
+        normalized = self.pose.normalized
+        normalized[self._breath_idx] = quat.multiply(turn, normalized[self._breath_idx])
+
+    def _breath_bones(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        index = self.pose.skeleton.bone_index
+        rows = [(index[b], (1.0, 0.0, 0.0), -d) for b, d in BREATH_DEG.items() if b in index]
+        rows += [(index[b], (0.0, 0.0, 1.0), sign * SHOULDER_DEG)
+                 for b, sign in (("leftShoulder", 1.0), ("rightShoulder", -1.0)) if b in index]
+        return (np.array([r[0] for r in rows], np.int64),
+                np.array([r[1] for r in rows], np.float64).reshape(-1, 3),
+                np.array([r[2] for r in rows], np.float64))
+
+    def _expressions(self, dt: float):
+        ex = self.expressions
+        target = self.layers.resolve(self.time)
+        self.face = mx.compose_expression_weights(self.face, target, dt)
+        for name, weight in self.face.items():
+            ex.set(name, max(weight, ex.get(name)))
+        for name, weight in self.manual.items():
+            ex.set(name, weight)
+        blink = self.blinker.update(dt)
+        if ex.has("blink"):
+            ex.set("blink", max(blink, ex.get("blink")))
+        else:
+            for name in ("blinkLeft", "blinkRight"):
+                ex.set(name, max(blink, ex.get(name)))
+        if self.mouth > 0.0:
+            ex.set("aa", max(self.mouth, ex.get("aa")))
+        return ex.evaluate()
+
+    def _differs(self, frame: Frame) -> bool:
+        last = self._last
+        if last is None:
+            return True
+        if np.max(np.abs(frame.world - last.world), initial=0.0) > _EPS:
+            return True
+        for a, b in zip(frame.morph_weights, last.morph_weights, strict=True):
+            if a.shape != b.shape or np.max(np.abs(a - b), initial=0.0) > _EPS:
+                return True
+        for key, color in frame.material_colors.items():
+            if key not in last.material_colors or \
+                    np.max(np.abs(color - last.material_colors[key])) > _EPS:
+                return True
+        return frame.texture_transforms != last.texture_transforms

@@ -1,0 +1,182 @@
+"""The desktop side of the app: the overlay, the tray icon and her reactions to turns.
+
+``Desktop`` wires the one conversation (``TurnController``) to both windows and
+to the avatar: her mood face follows each turn's mood, the model's ``expression``
+flashes, her mouth moves while a reply streams. Overlay placement and toggles are
+saved to the avatar settings.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QAction, QIcon, QPixmap
+from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
+
+from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.runner import TurnResult
+from companion_desktop.storage.errors import StorageError
+from companion_desktop.storage.settings import AvatarSettings, DisplaySettings, load_settings, save_settings
+from companion_desktop.ui.avatar_host import AvatarHost
+from companion_desktop.ui.overlay import OverlayWindow
+
+log = logging.getLogger(__name__)
+TALK_HZ = 6.0  # mouth movements per second while text streams (until real lip sync)
+
+
+class Desktop(QObject):
+    """Owns the overlay and tray; ``chat`` is the chat window (shown on request)."""
+
+    def __init__(self, service: CompanionService, host: AvatarHost, chat, backend) -> None:  # noqa: ANN001
+        super().__init__()
+        self.service = service
+        self.host = host
+        self.chat = chat
+        self.backend = backend
+        settings = self._avatar_settings()
+        self.overlay = OverlayWindow(host, self.send, settings.always_on_top,
+                                     settings.click_through, settings.scale)
+        self.overlay.restore_position(settings.positions)
+        self.overlay.open_chat.connect(self.show_chat)
+        self.overlay.open_settings.connect(self._open_settings)
+        self.overlay.quit_requested.connect(QApplication.quit)
+        self.overlay.settings_changed.connect(self._save_overlay)
+        self.overlay.photo_requested.connect(self.open_photo_mode)
+        self._talking_since: float | None = None
+        self._mouth = QTimer(self, interval=40, timeout=self._move_mouth)
+        self.tray = self._make_tray()
+        self._wired = None
+        self.rewire()
+        host.model_changed.connect(self._on_model)
+        self._on_model()
+
+    # ------------------------------------------------------------ conversation
+    def send(self, text: str) -> bool:
+        """A message from the overlay: through the same pipeline as the chat window."""
+        controller = self.backend.controller
+        if controller is None or not self.backend.ready:
+            self.overlay.on_failed("Set up a language model first (right-click > Settings).")
+            return True
+        return controller.send(text)
+
+    def rewire(self) -> None:
+        controller = self.backend.controller
+        if controller is None or controller is self._wired:
+            return
+        controller.phase.connect(self.overlay.on_phase)
+        controller.text.connect(self._on_text)
+        controller.done.connect(self._on_done)
+        controller.failed.connect(self._on_failed)
+        self._wired = controller
+
+    def _on_text(self, text: str) -> None:
+        self.overlay.on_text(text)
+        if self._talking_since is None and text.strip():
+            self._talking_since = time.monotonic()
+            self._mouth.start()
+
+    def _stop_talking(self) -> None:
+        self._talking_since = None
+        self._mouth.stop()
+        if self.host.runtime is not None:
+            self.host.runtime.mouth_open(0.0)
+            self.host.runtime.speaking_ended()
+
+    def _move_mouth(self) -> None:
+        if self.host.runtime is None or self._talking_since is None:
+            return
+        t = time.monotonic() - self._talking_since
+        self.host.runtime.mouth_open(0.35 + 0.3 * math.sin(t * TALK_HZ * 2 * math.pi) ** 2)
+
+    def _on_done(self, result: TurnResult) -> None:
+        self._stop_talking()
+        self.overlay.on_done(result.reply)
+        runtime = self.host.runtime
+        if runtime is not None:
+            runtime.mood(result.mood.primary, result.mood.intensity)
+            if result.suggestion.expression:
+                runtime.flash(result.suggestion.expression)
+
+    def _on_failed(self, message: str, retryable: bool) -> None:
+        self._stop_talking()
+        self.overlay.on_failed(message)
+
+    def _on_model(self) -> None:
+        """A model is in place: give it her current mood and the display settings."""
+        runtime = self.host.runtime
+        if runtime is None:
+            return
+        try:
+            state = self.service.load(self.backend.clock()).state
+            with self.service.db.read_session() as session:
+                display = load_settings(session, DisplaySettings)
+        except StorageError:
+            return
+        runtime.set_mood_expressions_enabled(display.mood_expressions)
+        runtime.mood(state.mood.primary, state.mood.intensity)
+
+    # ------------------------------------------------------------ windows
+    def show_chat(self) -> None:
+        self.chat.show()
+        self.chat.raise_()
+        self.chat.activateWindow()
+
+    def _open_settings(self) -> None:
+        self.show_chat()
+        self.chat.open_settings()
+
+    def toggle_overlay(self) -> None:
+        self.overlay.setVisible(not self.overlay.isVisible())
+        self._save_overlay()
+
+    def open_photo_mode(self) -> None:
+        from companion_desktop.ui.photo import PhotoDialog
+
+        self.overlay.bubble.hide()
+        PhotoDialog(self.host, self.chat).open()
+
+    def _make_tray(self) -> QSystemTrayIcon | None:
+        if not QSystemTrayIcon.isSystemTrayAvailable():
+            return None
+        pixmap = QPixmap(32, 32)
+        pixmap.fill(0xFFE8578D)
+        tray = QSystemTrayIcon(QIcon(pixmap), self)
+        tray.setToolTip("companion-desktop")
+        menu = QMenu()
+        menu.addAction("Show or hide her", self.toggle_overlay)
+        menu.addAction("Open chat", self.show_chat)
+        menu.addSeparator()
+        quit_action = QAction("Quit", menu)
+        quit_action.triggered.connect(QApplication.quit)
+        menu.addAction(quit_action)
+        tray.setContextMenu(menu)
+        tray.activated.connect(lambda reason: reason == QSystemTrayIcon.ActivationReason.Trigger
+                               and self.show_chat())
+        tray.show()
+        self._tray_menu = menu
+        return tray
+
+    # ------------------------------------------------------------ settings
+    def _avatar_settings(self) -> AvatarSettings:
+        try:
+            with self.service.db.read_session() as session:
+                return load_settings(session, AvatarSettings)
+        except StorageError:
+            return AvatarSettings()
+
+    def _save_overlay(self) -> None:
+        overlay = self.overlay
+        try:
+            with self.service.db.session() as session:
+                settings = load_settings(session, AvatarSettings)
+                settings.positions = {k: tuple(v) for k, v in overlay.positions.items()}
+                settings.scale = overlay.scale
+                settings.always_on_top = overlay.always_on_top
+                settings.click_through = overlay.click_through
+                settings.overlay_visible = overlay.isVisible()
+                save_settings(session, settings)
+        except StorageError as error:
+            log.warning("could not save the overlay settings: %s", error)

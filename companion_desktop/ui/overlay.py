@@ -1,0 +1,241 @@
+"""Her desktop overlay: frameless, transparent, always on top, with no taskbar entry.
+
+Drag to move, scroll to scale, right-click for the menu (open chat, settings,
+always on top, click-through, photo mode, hide, quit). A tap on her head or body
+gets a reaction. Clicks on transparent pixels pass through to the desktop (an
+input mask from the rendered alpha; a menu toggle). The position is remembered
+per screen arrangement and brought back when it would be off-screen. A speech
+bubble shows the phase and her streamed reply; a compact box lets the user talk
+to her without opening the chat window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QBitmap, QGuiApplication, QImage, QRegion
+from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
+
+from companion_desktop.ui.avatar_host import AvatarHost
+from companion_desktop.ui.avatar_view import AvatarView
+from companion_desktop.ui.overlay_geometry import arrangement_key, bring_back, default_position
+from companion_desktop.ui.speech import CompactInput, SpeechBubble
+
+BASE_SIZE = QSize(340, 520)
+DRAG_THRESHOLD = 6
+MASK_MS = 250
+
+
+def screen_rects() -> list[QRect]:
+    return [screen.availableGeometry() for screen in QGuiApplication.screens()]
+
+
+class OverlayWindow(QWidget):
+    """The overlay. ``send`` is called with messages from the compact input."""
+
+    open_chat = Signal()
+    open_settings = Signal()
+    quit_requested = Signal()
+    settings_changed = Signal()  # position, scale or a toggle moved: the app saves them
+    photo_requested = Signal()
+
+    def __init__(self, host: AvatarHost, send: Callable[[str], bool] | None = None,
+                 always_on_top: bool = True, click_through: bool = True, scale: float = 1.0) -> None:
+        flags = Qt.WindowType.FramelessWindowHint | Qt.WindowType.Tool
+        if always_on_top:
+            flags |= Qt.WindowType.WindowStaysOnTopHint
+        super().__init__(None, flags)
+        self.setObjectName("overlay")
+        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
+        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground)
+        self.setWindowTitle("Hana")
+        self.host = host
+        self.send = send
+        self.always_on_top = always_on_top
+        self.click_through = click_through
+        self.scale = scale
+        self.positions: dict[str, tuple[int, int]] = {}
+        self._press: QPoint | None = None
+        self._dragging = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.view = AvatarView(host, "full", self)
+        self.view.keep_pixels = True
+        self.view.setMouseTracking(True)
+        layout.addWidget(self.view, 1)
+        self.bubble = SpeechBubble(self)
+        self.input = CompactInput(self)
+        self.input.hide()
+        self.input.submitted.connect(self._submit)
+        self.input.dismissed.connect(self.input.hide)
+        self.view.installEventFilter(self)
+        self._mask_timer = QTimer(self, interval=MASK_MS, timeout=self.update_mask)
+        self._mask_timer.start()
+        self.resize(self._scaled_size())
+
+    # ---------------------------------------------------------------- size/place
+    def _scaled_size(self) -> QSize:
+        return QSize(round(BASE_SIZE.width() * self.scale), round(BASE_SIZE.height() * self.scale))
+
+    def set_scale(self, scale: float) -> None:
+        self.scale = max(0.4, min(3.0, scale))
+        bottom = self.geometry().bottomLeft()
+        self.resize(self._scaled_size())
+        self.move(bottom.x(), bottom.y() - self.height() + 1)
+        self._place_children()
+        self.settings_changed.emit()
+
+    def restore_position(self, positions: dict[str, tuple[int, int]]) -> None:
+        """Go where she was on this screen arrangement, or bottom-right; never off-screen."""
+        self.positions = dict(positions)
+        screens = screen_rects()
+        saved = self.positions.get(arrangement_key(screens))
+        if saved is not None:
+            point = QPoint(*saved)
+        elif screens:
+            point = default_position((self.width(), self.height()), screens[0])
+        else:
+            point = QPoint(100, 100)
+        self.move(bring_back(QRect(point, self.size()), screens))
+
+    def remember_position(self) -> None:
+        self.positions[arrangement_key(screen_rects())] = (self.x(), self.y())
+        self.settings_changed.emit()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802, ANN001
+        super().resizeEvent(event)
+        self._place_children()
+
+    def _place_children(self) -> None:
+        width = self.width()
+        self.bubble.setMaximumWidth(max(160, width - 16))
+        self.bubble.adjustSize()
+        self.bubble.move((width - self.bubble.width()) // 2, 6)
+        self.input.setFixedWidth(max(160, width - 24))
+        self.input.move(12, self.height() - self.input.height() - 10)
+
+    # ---------------------------------------------------------------- toggles
+    def set_always_on_top(self, on: bool) -> None:
+        self.always_on_top = on
+        visible = self.isVisible()
+        self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, on)
+        if visible:
+            self.show()
+        self.settings_changed.emit()
+
+    def set_click_through(self, on: bool) -> None:
+        self.click_through = on
+        self.update_mask()
+        self.settings_changed.emit()
+
+    def update_mask(self) -> None:
+        """Clicks pass through where she is transparent (when click-through is on)."""
+        if not self.click_through or self.input.isVisible():
+            self.clearMask()
+            return
+        alpha = self.view.alpha_mask()
+        if alpha is None:
+            return
+        region = mask_region(alpha)
+        if self.bubble.isVisible():
+            region = region.united(QRegion(self.bubble.geometry()))
+        self.setMask(region)
+
+    # ---------------------------------------------------------------- talking
+    def _submit(self, text: str) -> None:
+        if self.send is not None and not self.send(text):
+            self.bubble.finish("I'm still answering — one moment!", error=True)
+
+    def show_input(self) -> None:
+        self.input.show()
+        self.input.raise_()
+        self.input.setFocus()
+        self.activateWindow()
+        self.update_mask()
+
+    def on_phase(self, phase: str) -> None:
+        self.bubble.show_phase(phase)
+        self._place_children()
+
+    def on_text(self, text: str) -> None:
+        self.bubble.show_text(text)
+        self._place_children()
+
+    def on_done(self, reply: str) -> None:
+        self.bubble.finish(reply)
+        self._place_children()
+
+    def on_failed(self, message: str) -> None:
+        self.bubble.finish(message, error=True)
+        self._place_children()
+
+    # ---------------------------------------------------------------- mouse
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802, ANN001
+        if obj is not self.view:
+            return False
+        kind = event.type()
+        if kind == event.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
+            self._press = event.globalPosition().toPoint()
+            self._origin = self.pos()
+            self._dragging = False
+            return True
+        if kind == event.Type.MouseMove and self._press is not None:
+            delta = event.globalPosition().toPoint() - self._press
+            if self._dragging or delta.manhattanLength() > DRAG_THRESHOLD:
+                self._dragging = True
+                self.move(self._origin + delta)
+            return True
+        if kind == event.Type.MouseButtonRelease and self._press is not None:
+            self._press = None
+            if self._dragging:
+                self._dragging = False
+                self.move(bring_back(self.geometry(), screen_rects()))
+                self.remember_position()
+            else:
+                self.tap(event.position().toPoint())
+            return True
+        if kind == event.Type.MouseButtonDblClick:
+            self.show_input()
+            return True
+        if kind == event.Type.Wheel:
+            steps = event.angleDelta().y() / 120
+            self.set_scale(self.scale * (1.1 ** steps))
+            return True
+        if kind == event.Type.ContextMenu:
+            self.menu().exec(event.globalPos())
+            return True
+        return False
+
+    def tap(self, pos: QPoint) -> str | None:
+        region = self.view.hit_region(pos)
+        if region is not None and self.host.runtime is not None:
+            self.host.runtime.tap(region)
+        return region
+
+    def menu(self) -> QMenu:
+        menu = QMenu(self)
+        menu.addAction("Talk to her", self.show_input)
+        menu.addAction("Open chat", self.open_chat.emit)
+        menu.addAction("Settings…", self.open_settings.emit)
+        menu.addSeparator()
+        top = QAction("Always on top", menu, checkable=True, checked=self.always_on_top)
+        top.toggled.connect(self.set_always_on_top)
+        menu.addAction(top)
+        through = QAction("Click through empty space", menu, checkable=True, checked=self.click_through)
+        through.toggled.connect(self.set_click_through)
+        menu.addAction(through)
+        menu.addAction("Photo mode…", self.photo_requested.emit)
+        menu.addSeparator()
+        menu.addAction("Hide", self.hide)
+        menu.addAction("Quit", self.quit_requested.emit)
+        return menu
+
+
+def mask_region(alpha: np.ndarray) -> QRegion:
+    """A region covering the True pixels of a (height, width) bool array."""
+    height, width = alpha.shape
+    packed = np.packbits(alpha.astype(bool), axis=1, bitorder="little")
+    bitmap = QBitmap.fromData(QSize(width, height), packed.tobytes(), QImage.Format.Format_MonoLSB)
+    return QRegion(bitmap)

@@ -1,0 +1,54 @@
+"""Where the overlay sits: remembered per screen arrangement, always reachable.
+
+A screen arrangement is the set of screen geometries (a laptop alone, the laptop
+plus a monitor, ...); the overlay keeps one position for each, so plugging a
+monitor in and out brings her back where she was on that setup. A position that
+would leave her mostly off every screen is pulled back onto the nearest one.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QRect
+
+MIN_VISIBLE = 0.5  # at least half of her window must be on a screen
+
+
+def arrangement_key(screens: list[QRect]) -> str:
+    """A stable key for a set of screen geometries, e.g. ``0,0,1920x1080|1920,0,2560x1440``."""
+    parts = sorted(f"{r.x()},{r.y()},{r.width()}x{r.height()}" for r in screens)
+    return "|".join(parts)
+
+
+def visible_fraction(rect: QRect, screens: list[QRect]) -> float:
+    """The share of ``rect`` that lies on some screen (overlaps counted once per screen)."""
+    area = rect.width() * rect.height()
+    if area <= 0:
+        return 0.0
+    shown = 0
+    for screen in screens:
+        part = rect.intersected(screen)
+        shown += max(0, part.width()) * max(0, part.height())
+    return min(1.0, shown / area)
+
+
+def bring_back(rect: QRect, screens: list[QRect]) -> QPoint:
+    """A top-left for ``rect`` that keeps it on a screen: unchanged when mostly visible."""
+    if not screens or visible_fraction(rect, screens) >= MIN_VISIBLE:
+        return rect.topLeft()
+    centre = rect.center()
+
+    def distance(screen: QRect) -> int:
+        dx = max(screen.left() - centre.x(), 0, centre.x() - screen.right())
+        dy = max(screen.top() - centre.y(), 0, centre.y() - screen.bottom())
+        return dx * dx + dy * dy
+
+    target = min(screens, key=distance)
+    x = min(max(rect.x(), target.left()), target.right() - rect.width() + 1)
+    y = min(max(rect.y(), target.top()), target.bottom() - rect.height() + 1)
+    return QPoint(max(x, target.left()), max(y, target.top()))
+
+
+def default_position(size: tuple[int, int], screen: QRect, margin: int = 24) -> QPoint:
+    """Bottom-right corner of ``screen`` (the usual home of a desktop companion)."""
+    width, height = size
+    return QPoint(screen.right() - width - margin + 1, screen.bottom() - height - margin + 1)

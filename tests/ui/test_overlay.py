@@ -1,0 +1,121 @@
+"""The overlay over a real GL context (Xvfb): her picture, click-through, taps, drag,
+scale, and talking through the same pipeline as the chat window."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+
+from companion_desktop.resources import default_avatar_path
+from companion_desktop.storage.settings import AvatarSettings, load_settings
+from tests.conftest import SHARED_ASSETS, T0
+from tests.ui.conftest import use_server
+from tests.ui.scripted_provider import Script, reply_with_block
+
+pytestmark = [
+    pytest.mark.gl,
+    pytest.mark.qt,
+    pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb) for OpenGL windows"),
+]
+
+
+def model_path():
+    if default_avatar_path().is_file():
+        return default_avatar_path()
+    godette = SHARED_ASSETS / "vrm0" / "Godette_vrm_v4.vrm"
+    if godette.is_file():
+        return godette
+    pytest.skip("no avatar model available")
+
+
+@pytest.fixture
+def desktop(qtbot, service, server):
+    from companion_desktop.ui.avatar_host import AvatarHost
+    from companion_desktop.ui.chat_backend import ChatBackend
+    from companion_desktop.ui.chat_window import ChatWindow
+    from companion_desktop.ui.desktop import Desktop
+
+    use_server(service, server)
+    host = AvatarHost(fps=30, seed=1)
+    host.load_now(model_path())
+    backend = ChatBackend(service, lambda: T0)
+    backend.connect()
+    chat = ChatWindow(service, lambda: T0, backend, host)
+    qtbot.addWidget(chat)
+    desk = Desktop(service, host, chat, backend)
+    qtbot.addWidget(desk.overlay)
+    desk.overlay.show()
+    qtbot.waitExposed(desk.overlay)
+    view = desk.overlay.view
+    qtbot.waitUntil(lambda: view.alpha_mask() is not None and view.alpha_mask().any(), timeout=15000)
+    yield desk
+    chat.shutdown()
+
+
+def test_she_is_drawn_on_a_transparent_window(desktop):
+    mask = desktop.overlay.view.alpha_mask()
+    height, width = mask.shape
+    assert not mask[0, 0] and not mask[0, -1] and not mask[-1, 0] and not mask[-1, -1]
+    assert mask[height // 3 : 2 * height // 3, width // 3 : 2 * width // 3].any()
+
+
+def test_clicks_pass_through_empty_space(desktop, qtbot):
+    overlay = desktop.overlay
+    overlay.update_mask()
+    region = overlay.mask()
+    assert not region.isEmpty()
+    assert not region.contains(QPoint(2, 2))  # a corner: the desktop gets the click
+    overlay.set_click_through(False)
+    assert overlay.mask().isEmpty()
+
+
+def test_tap_on_her_head_gets_a_reaction(desktop):
+    view = desktop.overlay.view
+    head = view.head_pixel()
+    assert head is not None and view.rect().contains(head)
+    assert desktop.overlay.tap(head) == "head"
+    assert desktop.host.runtime.layers.tap.active(desktop.host.runtime.time)
+    assert desktop.overlay.tap(QPoint(1, 1)) is None
+
+
+def test_drag_moves_and_remembers_per_screen_arrangement(desktop, qtbot, service):
+    overlay = desktop.overlay
+    start = overlay.pos()
+    view = overlay.view
+    target = view.rect().center()
+    qtbot.mousePress(view, Qt.MouseButton.LeftButton, pos=target)
+    qtbot.mouseMove(view, target + QPoint(40, 30))
+    qtbot.mouseRelease(view, Qt.MouseButton.LeftButton, pos=target + QPoint(40, 30))
+    assert overlay.pos() != start
+    with service.db.read_session() as session:
+        saved = load_settings(session, AvatarSettings)
+    assert tuple(saved.positions.values())[0] == (overlay.x(), overlay.y())
+
+
+def test_scroll_scales_her(desktop, service):
+    overlay = desktop.overlay
+    before = overlay.size()
+    event = QWheelEvent(QPointF(50, 50), QPointF(overlay.mapToGlobal(QPoint(50, 50))), QPoint(0, 0),
+                        QPoint(0, 120), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    overlay.eventFilter(overlay.view, event)
+    assert overlay.width() > before.width() and overlay.height() > before.height()
+    with service.db.read_session() as session:
+        assert load_settings(session, AvatarSettings).scale == pytest.approx(overlay.scale)
+
+
+def test_talking_from_the_overlay_shows_in_both_windows(desktop, qtbot, server):
+    server.scripts.append(Script(reply_with_block("Hi! I'm right here with you.", affection_delta=2),
+                                 delay=0.02))
+    overlay, chat = desktop.overlay, desktop.chat
+    overlay.show_input()
+    qtbot.keyClicks(overlay.input, "hello from the desktop")
+    qtbot.keyClick(overlay.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not chat.busy and chat.pending is None, timeout=15000)
+    assert "I'm right here with you." in overlay.bubble.label.text()
+    texts = [b.text() for b in chat.transcript.bubbles()]
+    assert "hello from the desktop" in texts and "Hi! I'm right here with you." in texts
+    assert desktop.host.runtime.mouth == 0.0  # she stopped talking
