@@ -58,6 +58,7 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         window = ChatWindow(service, clock, backend, host)
         desktop = Desktop(service, host, window, backend)
         window.backend_changed.connect(desktop.rewire)
+        window.backend_changed.connect(desktop.settings_applied)
         window.show()
         if _overlay_visible(db):
             desktop.overlay.show()

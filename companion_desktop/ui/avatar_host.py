@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
 from companion_desktop.avatar.vrm.frame import Frame, rest_frame
@@ -21,6 +22,10 @@ from companion_desktop.avatar.vrm.loader import AvatarLoadError, load_model
 from companion_desktop.avatar.vrm.model import VrmModel
 from companion_desktop.avatar.vrm.relaxed import relaxed_pose
 from companion_desktop.avatar.vrm.runtime import AvatarRuntime
+
+IDLE_FPS = 12  # frames a second while she only breathes and blinks
+ACTIVE_HOLD_S = 2.5  # full frame rate this long after the last activity
+
 
 class _Loader(QThread):
     loaded = Signal(object, str)  # VrmModel, path
@@ -60,6 +65,8 @@ class AvatarHost(QObject):
         self._loader: _Loader | None = None
         self._last = time.monotonic()
         self.look_provider: Callable[[], object] | None = None  # a world point, or None
+        self._last_look = None
+        self._active_until = 0.0
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.tick)
         self.set_fps(fps)
@@ -71,6 +78,7 @@ class AvatarHost(QObject):
         self.runtime = AvatarRuntime(model, self._rng, animation=relaxed_pose)
         self.frame = rest_frame(model)
         self._last = time.monotonic()
+        self.poke()
         self.model_changed.emit()
         self.tick()
 
@@ -97,6 +105,19 @@ class AvatarHost(QObject):
         self.fps = max(10, min(60, int(fps)))
         self.timer.setInterval(round(1000 / self.fps))
 
+    def poke(self, seconds: float = ACTIVE_HOLD_S) -> None:
+        """Something is happening (pointer, talking, a tap): full frame rate for a while."""
+        self._active_until = max(self._active_until, time.monotonic() + seconds)
+        if self.timer.interval() != round(1000 / self.fps):
+            self.timer.setInterval(round(1000 / self.fps))
+
+    def _pace(self, now: float) -> None:
+        """Idle (only breathing and blinking): drop to IDLE_FPS to spare the CPU."""
+        fps = self.fps if now < self._active_until else min(self.fps, IDLE_FPS)
+        interval = round(1000 / fps)
+        if self.timer.interval() != interval:
+            self.timer.setInterval(interval)
+
     def attach(self, view: QObject) -> None:
         self._views.add(id(view))
         if not self.timer.isActive():
@@ -117,7 +138,13 @@ class AvatarHost(QObject):
         self._last = now
         first = self.frame is None
         if self.look_provider is not None:
-            self.runtime.look_at_point(self.look_provider())
+            target = self.look_provider()
+            if target is not None and (self._last_look is None or
+                                       float(np.max(np.abs(target - self._last_look))) > 1e-3):
+                self.poke()
+            self._last_look = target
+            self.runtime.look_at_point(target)
+        self._pace(now)
         self.frame = self.runtime.update(dt)
         if first or self.runtime.changed:
             self.frame_changed.emit()

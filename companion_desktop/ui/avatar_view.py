@@ -54,7 +54,8 @@ class AvatarView(QOpenGLWidget):
         self.camera_override: Camera | None = None  # photo mode
         self._uploaded = None
         self._last_rgba: np.ndarray | None = None
-        self.keep_pixels = False  # read back each picture (overlay click-through, taps)
+        self.keep_pixels = False  # read pictures back (overlay click-through, taps) ...
+        self.want_pixels = True  # ... on the next paint only (set by whoever needs them)
         host.frame_changed.connect(self.update)
         host.model_changed.connect(self._model_changed)
 
@@ -113,8 +114,9 @@ class AvatarView(QOpenGLWidget):
         camera = self.camera_override or self.camera
         self.renderer.draw(host.frame, camera, width, height, self.defaultFramebufferObject(),
                            background=self.background)
-        if self.keep_pixels:
+        if self.keep_pixels and self.want_pixels:
             self._last_rgba = self.renderer.read_rgba(premultiplied=True)
+            self.want_pixels = False
 
     def _clear(self) -> None:
         if self.renderer is not None:

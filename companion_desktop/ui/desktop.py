@@ -89,6 +89,7 @@ class Desktop(QObject):
         if self.host.runtime is None or self._talking_since is None:
             return
         t = time.monotonic() - self._talking_since
+        self.host.poke(0.5)
         self.host.runtime.mouth_open(0.35 + 0.3 * math.sin(t * TALK_HZ * 2 * math.pi) ** 2)
 
     def _on_done(self, result: TurnResult) -> None:
@@ -99,6 +100,7 @@ class Desktop(QObject):
             runtime.mood(result.mood.primary, result.mood.intensity)
             if result.suggestion.expression:
                 runtime.flash(result.suggestion.expression)
+            self.host.poke(4.0)
 
     def _on_failed(self, message: str, retryable: bool) -> None:
         self._stop_talking()
@@ -117,6 +119,11 @@ class Desktop(QObject):
             return
         runtime.set_mood_expressions_enabled(display.mood_expressions)
         runtime.mood(state.mood.primary, state.mood.intensity)
+        self.host.set_fps(self._avatar_settings().fps)
+
+    def settings_applied(self) -> None:
+        """Settings were saved: display toggles and the frame rate take effect now."""
+        self._on_model()
 
     # ------------------------------------------------------------ windows
     def show_chat(self) -> None:

@@ -135,6 +135,7 @@ class OverlayWindow(QWidget):
         if not self.click_through or self.input.isVisible():
             self.clearMask()
             return
+        self.view.want_pixels = True  # the next picture refreshes the mask's source
         alpha = self.view.alpha_mask()
         if alpha is None:
             return
@@ -212,6 +213,7 @@ class OverlayWindow(QWidget):
         region = self.view.hit_region(pos)
         if region is not None and self.host.runtime is not None:
             self.host.runtime.tap(region)
+            self.host.poke()
         return region
 
     def menu(self) -> QMenu:

@@ -164,3 +164,17 @@ def test_an_empty_name_is_refused(dialog, service):
     assert not dialog.save()
     assert "name" in dialog.problem.text() and dialog.stack.currentIndex() == 1
     assert service.load(T0).state.name == "Hana"
+
+
+def test_display_page_saves_mood_faces_and_frame_rate(qtbot, service):
+    from companion_desktop.storage.settings import AvatarSettings, DisplaySettings, load_settings
+    from companion_desktop.ui.settings import SettingsDialog
+
+    dialog = SettingsDialog(service, lambda: T0, page="Display")
+    qtbot.addWidget(dialog)
+    dialog.display.mood_faces.setChecked(False)
+    dialog.display.fps.setValue(24)
+    assert dialog.save()
+    with service.db.read_session() as session:
+        assert load_settings(session, DisplaySettings).mood_expressions is False
+        assert load_settings(session, AvatarSettings).fps == 24

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .context import OffscreenContext, prefer_egl
+from .context import OffscreenContext, RenderUnavailable, prefer_egl
 
 prefer_egl()  # before the first ``import OpenGL`` of a headless process (Linux)
 
@@ -55,8 +55,12 @@ class OffscreenRenderer:
     def close(self) -> None:
         if self.context is None:
             return
-        self.context.make_current()
-        self.renderer.release()
+        try:
+            self.context.make_current()
+        except RenderUnavailable:
+            pass  # another context owns this thread now: the driver frees ours at exit
+        else:
+            self.renderer.release()
         if self._owns_context:
             self.context.release()
         self.context = None

@@ -89,6 +89,8 @@ def read_document(path: str | Path, limits: Limits) -> Document:
 
 def _read_file(path: Path, max_bytes: int, source: str) -> bytes:
     try:
+        if path.is_dir():
+            raise AvatarLoadError(f"{source} is a folder, not a model file")
         if not path.is_file():
             raise AvatarLoadError(f"{source}: no such file")
         size = path.stat().st_size
@@ -155,13 +157,13 @@ def _parse_json(raw: bytes, source: str) -> dict[str, Any]:
         raise AvatarLoadError(f"{source}: its glTF JSON cannot be read ({exc})") from exc
     if not isinstance(obj, dict):
         raise AvatarLoadError(f"{source}: its glTF JSON is not an object")
-    version = as_str_version(get(as_dict(obj.get("asset")), "version", "2.0"))
+    version = _version_text(get(as_dict(obj.get("asset")), "version", "2.0"))
     if not version.startswith("2"):
         raise AvatarLoadError(f"{source} is glTF {version}; only glTF 2.0 is supported")
     return obj
 
 
-def as_str_version(value: Any) -> str:
+def _version_text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 

@@ -55,11 +55,11 @@ LINEAR_CURVE = [0, 0, 0, 1, 1, 1, 1, 0]
 
 
 def apply_vrm0(ctx: LoadContext, model: VrmModel, ext: dict) -> None:
+    """Everything but the humanoid (read first by the loader, with ``read_humanoid``)."""
     model.version = "0.x"
     model.root_rotation_y = math.pi
     apply_material_properties(ctx, model.materials, ext.get("materialProperties"),
                               len(model.textures))
-    model.humanoid = read_humanoid(ctx, as_dict(ext.get("humanoid")), len(model.nodes))
     model.expressions = read_blend_shapes(ctx, model, as_dict(ext.get("blendShapeMaster")),
                                           as_list(ext.get("materialProperties")))
     first_person = as_dict(ext.get("firstPerson"))

@@ -24,8 +24,8 @@ FIRST_PERSON_TYPES = ("auto", "both", "thirdPersonOnly", "firstPersonOnly")
 
 
 def apply_vrm1(ctx: LoadContext, model: VrmModel, ext: dict) -> None:
+    """Everything but the humanoid (read first by the loader, with ``read_humanoid``)."""
     model.version = "1.0"
-    model.humanoid = read_humanoid(ctx, as_dict(ext.get("humanoid")), len(model.nodes))
     model.expressions = read_expressions(ctx, model, as_dict(ext.get("expressions")))
     if isinstance(ext.get("lookAt"), dict):
         model.look_at = read_look_at(ext["lookAt"])

@@ -21,10 +21,11 @@ from PySide6.QtWidgets import (
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.settings.character_page import CharacterPage
+from companion_desktop.ui.settings.display_page import DisplayPage
 from companion_desktop.ui.settings.llm_page import LlmPage, SettingsProblem
 from companion_desktop.ui.style import STYLE_SHEET
 
-PAGES = ("LLM Model", "Character")
+PAGES = ("LLM Model", "Character", "Display")
 
 
 class SettingsDialog(QDialog):
@@ -42,6 +43,7 @@ class SettingsDialog(QDialog):
         self.resize(820, 600)
         self.llm = LlmPage(service)
         self.character = CharacterPage(service, clock, host=host)
+        self.display = DisplayPage(service)
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
         root.setSpacing(0)
@@ -51,7 +53,7 @@ class SettingsDialog(QDialog):
         self.nav.addItems(PAGES)
         self.nav.setFixedWidth(180)
         self.stack = QStackedWidget(objectName="settingsStack")
-        for widget in (self.llm, self.character):
+        for widget in (self.llm, self.character, self.display):
             scroll = QScrollArea(objectName="pageScroll")
             scroll.setWidgetResizable(True)
             holder = QWidget(objectName="settingsPage")
@@ -84,9 +86,9 @@ class SettingsDialog(QDialog):
         self.nav.setCurrentRow(PAGES.index(title) if title in PAGES else 0)
 
     def save(self) -> bool:
-        """Write both pages; on a problem, show it and stay open. True when saved."""
+        """Write every page; on a problem, show it and stay open. True when saved."""
         self.problem.clear()
-        pages = (self.llm, self.character)
+        pages = (self.llm, self.character, self.display)
         applied = 0
         try:
             for page in pages:

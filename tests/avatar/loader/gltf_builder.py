@@ -11,8 +11,6 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from companion_desktop.avatar.vrm.model import REQUIRED_BONES
-
 COMPONENT_TYPES = {
     np.dtype(np.int8): 5120, np.dtype(np.uint8): 5121, np.dtype(np.int16): 5122,
     np.dtype(np.uint16): 5123, np.dtype(np.uint32): 5125, np.dtype(np.float32): 5126,
@@ -186,6 +184,3 @@ def minimal_avatar(version: str = "1.0", bones: list[str] | None = None) -> Gltf
     builder.json["extensionsUsed"] = ["VRMC_vrm" if version == "1.0" else "VRM"]
     return builder
 
-
-__all__ = ["GltfBuilder", "REQUIRED_BONES", "add_skeleton", "make_glb", "minimal_avatar",
-           "png_bytes", "split_glb", "vrm0_extension", "vrm1_extension"]

@@ -7,7 +7,6 @@ safety net around unexpected exceptions.
 from __future__ import annotations
 
 import copy
-import json
 import tempfile
 import time
 from pathlib import Path

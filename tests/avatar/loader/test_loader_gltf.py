@@ -232,3 +232,31 @@ def test_face_normals_of_degenerate_triangles_point_up():
     positions = np.zeros((3, 3), np.float32)
     normals = face_normals(positions, np.array([0, 1, 2], np.uint32))
     np.testing.assert_array_equal(normals, np.tile([0, 1, 0], (3, 1)))
+
+
+def test_joint_indices_past_the_skin_lose_their_weight(write):
+    b = GltfBuilder()
+    bone = b.node(root=False, name="bone")
+    skin = b.add("skins", {"joints": [bone]})
+    joints = np.array([[0, 5, 0, 0]] * 4, np.uint8)
+    weights = np.array([[0.25, 0.75, 0, 0]] * 4, np.float32)
+    mesh = b.add("meshes", {"primitives": [{"attributes": {
+        "POSITION": b.accessor(QUAD_POSITIONS), "JOINTS_0": b.accessor(joints),
+        "WEIGHTS_0": b.accessor(weights)}}]})  # fmt: skip
+    b.node(name="body", mesh=mesh, skin=skin, children=[bone])
+    model = load_model(write("joints.glb", b.glb()))
+    primitive = model.meshes[0].primitives[0]
+    assert int(primitive.joints.max()) == 0
+    np.testing.assert_allclose(primitive.weights, np.tile([1, 0, 0, 0], (4, 1)))
+    assert any("joints past" in p.message for p in model.problems)
+
+
+def test_compressed_meshes_are_refused_and_unknown_required_extensions_warned(write):
+    b = GltfBuilder()
+    b.node(mesh=b.quad_mesh())
+    b.json["extensionsUsed"] = ["KHR_draco_mesh_compression"]
+    with pytest.raises(AvatarLoadError, match="KHR_draco_mesh_compression"):
+        load_model(write("draco.glb", b.glb()))
+    b.json["extensionsUsed"] = b.json["extensionsRequired"] = ["KHR_materials_volume"]
+    model = load_model(write("volume.glb", b.glb()))
+    assert "KHR_materials_volume" in model.problems[0].message

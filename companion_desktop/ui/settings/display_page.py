@@ -1,0 +1,68 @@
+"""Settings > Display: her mood faces, personalized moments, and the overlay's frame rate."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
+
+from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.storage.settings import AvatarSettings, DisplaySettings, load_settings, save_settings
+from companion_desktop.ui.settings.llm_page import name_labels, new_form
+from companion_desktop.ui.switch import Switch
+
+
+class DisplayPage(QWidget):
+    """``apply()`` saves the display and frame-rate settings."""
+
+    def __init__(self, service: CompanionService, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.service = service
+        with service.db.read_session() as session:
+            display = load_settings(session, DisplaySettings)
+            avatar = load_settings(session, AvatarSettings)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("Display", objectName="pageTitle"))
+        layout.addWidget(QLabel("How she shows what she feels, and how smoothly she moves.",
+                                objectName="pageHint", wordWrap=True))
+        layout.addSpacing(10)
+        form = new_form()
+        self.mood_faces = Switch("Mood expressions")
+        self.mood_faces.setObjectName("moodFacesSwitch")
+        self.mood_faces.setChecked(display.mood_expressions)
+        faces = QVBoxLayout()
+        faces.addWidget(self.mood_faces)
+        faces.addWidget(QLabel("Her resting face follows her mood, and her replies can flash a "
+                               "reaction. Off: a calm face, whatever she feels.",
+                               objectName="pageHint", wordWrap=True))
+        form.addRow("Face", faces)
+        self.moments = Switch("Personalized moments")
+        self.moments.setObjectName("momentsSwitch")
+        self.moments.setChecked(display.personalized_moments)
+        form.addRow("Events", self.moments)
+        self.fps = QSlider(Qt.Orientation.Horizontal, objectName="fpsSlider")
+        self.fps.setRange(10, 60)
+        self.fps.setValue(avatar.fps)
+        self.fps_label = QLabel(objectName="fpsLabel")
+        self.fps.valueChanged.connect(lambda v: self.fps_label.setText(f"{v} frames a second"))
+        self.fps_label.setText(f"{avatar.fps} frames a second")
+        row = QHBoxLayout()
+        row.addWidget(self.fps, 1)
+        row.addWidget(self.fps_label)
+        form.addRow("Frame rate", row)
+        name_labels(form)
+        layout.addLayout(form)
+        layout.addStretch(1)
+
+    def check(self) -> None:
+        """Nothing on this page can be invalid."""
+
+    def apply(self) -> None:
+        with self.service.db.session() as session:
+            display = load_settings(session, DisplaySettings)
+            display.mood_expressions = self.mood_faces.isChecked()
+            display.personalized_moments = self.moments.isChecked()
+            save_settings(session, display)
+            avatar = load_settings(session, AvatarSettings)
+            avatar.fps = self.fps.value()
+            save_settings(session, avatar)
