@@ -4,6 +4,7 @@ Run with a display, e.g. `DISPLAY=:99 .venv/bin/python tools/screenshots.py chat
 Not part of the tests: it is how we look at what we build.
 """
 
+import faulthandler
 import os
 import shutil
 import subprocess
@@ -41,6 +42,8 @@ def clock():
     return datetime.now().astimezone()
 
 
+if os.environ.get("SHOTS_DEBUG"):
+    faulthandler.dump_traceback_later(25, exit=True)
 app = QApplication(sys.argv)
 data = Path("/tmp/shots-data-" + which)
 shutil.rmtree(data, ignore_errors=True)
@@ -135,6 +138,36 @@ elif which == "welcome":
     steps += [
         (100, lambda: not dlg.again_button.isEnabled()),
         (400, lambda: shot("welcome.png")),
+    ]
+
+elif which == "overlay":
+    from companion_desktop.resources import default_avatar_path
+    from companion_desktop.ui.avatar_host import AvatarHost
+    from companion_desktop.ui.desktop import Desktop
+
+    with db.session() as s:
+        save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url, model="llama3.2:3b"))
+    service.load(clock())
+    host = AvatarHost(fps=30)
+    host.load_now(default_avatar_path())
+    backend = ChatBackend(service, clock)
+    backend.connect()
+    win = ChatWindow(service, clock, backend, host)
+    desk = Desktop(service, host, win, backend)
+    win.move(0, 0)
+    win.show()
+    desk.overlay.show()
+    reply = "Welcome back! I missed you. Tell me everything about your day?"
+    server.scripts.append(Script(reply_with_block(reply, affection_delta=3), delay=0.15, first_delay=1.2))
+    steps += [
+        (1500, lambda: (desk.overlay.show_input(), desk.overlay.input.setText("I'm home!"))),
+        (400, lambda: shot("overlay_input.png")),
+        (0, lambda: [desk.overlay.input.returnPressed.emit()] and None),
+        (600, lambda: shot("overlay_phase.png")),
+        (100, lambda: len(desk.overlay.bubble.label.text()) < 30),
+        (0, lambda: shot("overlay_midstream.png")),
+        (100, lambda: win.busy),
+        (500, lambda: shot("overlay_done.png")),
     ]
 
 run_steps()

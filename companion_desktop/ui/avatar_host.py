@@ -67,6 +67,7 @@ class AvatarHost(QObject):
         self.look_provider: Callable[[], object] | None = None  # a world point, or None
         self._last_look = None
         self._active_until = 0.0
+        self._paint_s: dict[int, float] = {}  # per view: smoothed seconds a picture takes
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.tick)
         self.set_fps(fps)
@@ -108,13 +109,19 @@ class AvatarHost(QObject):
     def poke(self, seconds: float = ACTIVE_HOLD_S) -> None:
         """Something is happening (pointer, talking, a tap): full frame rate for a while."""
         self._active_until = max(self._active_until, time.monotonic() + seconds)
-        if self.timer.interval() != round(1000 / self.fps):
-            self.timer.setInterval(round(1000 / self.fps))
+
+    def report_paint(self, view: QObject, seconds: float) -> None:
+        """A view drew a picture in ``seconds``: slow drawing (software GL) slows the clock."""
+        key = id(view)
+        previous = self._paint_s.get(key, seconds)
+        self._paint_s[key] = 0.8 * previous + 0.2 * seconds
 
     def _pace(self, now: float) -> None:
-        """Idle (only breathing and blinking): drop to IDLE_FPS to spare the CPU."""
+        """Idle (only breathing and blinking): drop to IDLE_FPS to spare the CPU. Never ask
+        for pictures faster than the views can draw them (the GUI must stay responsive)."""
         fps = self.fps if now < self._active_until else min(self.fps, IDLE_FPS)
-        interval = round(1000 / fps)
+        drawing = sum(self._paint_s.get(v, 0.0) for v in self._views)
+        interval = max(round(1000 / fps), round(2000 * drawing))
         if self.timer.interval() != interval:
             self.timer.setInterval(interval)
 
@@ -126,6 +133,7 @@ class AvatarHost(QObject):
 
     def detach(self, view: QObject) -> None:
         self._views.discard(id(view))
+        self._paint_s.pop(id(view), None)
         if not self._views:
             self.timer.stop()
 

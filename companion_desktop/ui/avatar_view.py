@@ -10,6 +10,7 @@ rendered picture, for click-through and tap reactions.
 from __future__ import annotations
 
 import logging
+import time
 
 import numpy as np
 from PySide6.QtCore import QPoint, Qt
@@ -112,11 +113,13 @@ class AvatarView(QOpenGLWidget):
         if self.camera is None:
             self.camera = frame_camera(host.model, host.frame, self.shot, width / height)
         camera = self.camera_override or self.camera
+        started = time.perf_counter()
         self.renderer.draw(host.frame, camera, width, height, self.defaultFramebufferObject(),
                            background=self.background)
         if self.keep_pixels and self.want_pixels:
             self._last_rgba = self.renderer.read_rgba(premultiplied=True)
             self.want_pixels = False
+        host.report_paint(self, time.perf_counter() - started)
 
     def _clear(self) -> None:
         if self.renderer is not None:

@@ -23,7 +23,18 @@ from companion_desktop.ui.avatar_view import AvatarView
 from companion_desktop.ui.overlay_geometry import arrangement_key, bring_back, default_position
 from companion_desktop.ui.speech import CompactInput, SpeechBubble
 
-BASE_SIZE = QSize(340, 520)
+BASE_SIZE = QSize(340, 640)
+BUBBLE_AREA = 0.24  # the top share of the window kept for her speech bubble
+
+OVERLAY_STYLE = """
+#speechBubble { background: rgba(255, 255, 255, 246); border: 1px solid #e4d3ee;
+  border-radius: 16px; }
+#speechBubble[error="true"] { background: rgba(255, 240, 243, 246); border-color: #f2b8c6; }
+#speechText { color: #3a3340; font-size: 13px; background: transparent; }
+#compactInput { background: rgba(255, 255, 255, 250); border: 1px solid #d9c4e6;
+  border-radius: 14px; padding: 6px 12px; color: #3a3340; font-size: 13px; }
+#compactInput:focus { border-color: #b46fd6; }
+"""
 DRAG_THRESHOLD = 6
 MASK_MS = 250
 
@@ -59,8 +70,13 @@ class OverlayWindow(QWidget):
         self.positions: dict[str, tuple[int, int]] = {}
         self._press: QPoint | None = None
         self._dragging = False
+        self.setStyleSheet(OVERLAY_STYLE)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.bubble_area = QWidget(self)
+        self.bubble_area.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        layout.addWidget(self.bubble_area)
         self.view = AvatarView(host, "full", self)
         self.view.keep_pixels = True
         self.view.setMouseTracking(True)
@@ -109,10 +125,12 @@ class OverlayWindow(QWidget):
         self._place_children()
 
     def _place_children(self) -> None:
-        width = self.width()
+        width, area = self.width(), round(self.height() * BUBBLE_AREA)
+        self.bubble_area.setFixedHeight(area)
         self.bubble.setMaximumWidth(max(160, width - 16))
+        self.bubble.setMaximumHeight(max(60, area + 40))
         self.bubble.adjustSize()
-        self.bubble.move((width - self.bubble.width()) // 2, 6)
+        self.bubble.move((width - self.bubble.width()) // 2, max(4, area - self.bubble.height() + 24))
         self.input.setFixedWidth(max(160, width - 24))
         self.input.move(12, self.height() - self.input.height() - 10)
 
