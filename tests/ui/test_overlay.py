@@ -119,3 +119,61 @@ def test_talking_from_the_overlay_shows_in_both_windows(desktop, qtbot, server):
     texts = [b.text() for b in chat.transcript.bubbles()]
     assert "hello from the desktop" in texts and "Hi! I'm right here with you." in texts
     assert desktop.host.runtime.mouth == 0.0  # she stopped talking
+
+
+def test_tap_on_her_body(desktop):
+    view = desktop.overlay.view
+    mask = view.alpha_mask()
+    ys, xs = mask.nonzero()
+    body = QPoint(int(xs[len(xs) * 3 // 4]), int(ys[len(ys) * 3 // 4]))  # lower half: dress, legs
+    assert desktop.overlay.tap(body) == "body"
+
+
+def test_menu_offers_what_a_user_needs(desktop):
+    names = [a.text() for a in desktop.overlay.menu().actions() if a.text()]
+    for needed in ("Open chat", "Settings…", "Always on top", "Photo mode…", "Hide", "Quit"):
+        assert needed in names
+
+
+def test_photo_mode_saves_a_transparent_png(desktop, qtbot, tmp_path):
+    from PIL import Image
+
+    from companion_desktop.ui.photo import PhotoDialog
+
+    dialog = PhotoDialog(desktop.host)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: dialog.view.camera is not None, timeout=10000)
+    dialog.face.setCurrentText("happy")
+    assert desktop.host.runtime.layers.photo == {"happy": 1.0}
+    dialog.yaw.setValue(30)
+    assert dialog.view.camera_override is not None
+    path = dialog.save(str(tmp_path / "photo.png"))
+    rgba = Image.open(path)
+    assert rgba.mode == "RGBA"
+    alpha = rgba.getchannel("A")
+    assert alpha.getpixel((0, 0)) == 0 and alpha.getextrema()[1] == 255
+    dialog.close()
+    assert desktop.host.runtime.layers.photo is None
+
+
+def test_model_page_keeps_the_last_good_model(desktop, qtbot, tmp_path, service):
+    from companion_desktop.ui.settings.model_section import ModelSection
+
+    section = ModelSection(service, desktop.host)
+    qtbot.addWidget(section)
+    good = desktop.host.model
+    bad = tmp_path / "broken.vrm"
+    bad.write_bytes(b"glTF" + b"\x00" * 30)
+    section.load(bad)
+    qtbot.waitUntil(lambda: "stays" in section.status.text(), timeout=10000)
+    assert desktop.host.model is good and "broken.vrm" in section.status.text()
+    godette = SHARED_ASSETS / "vrm0" / "Godette_vrm_v4.vrm"
+    if not godette.is_file():
+        return
+    section.load(godette)
+    qtbot.waitUntil(lambda: desktop.host.model is not good, timeout=15000)
+    assert "0.x" in section.report.toPlainText()
+    with service.db.read_session() as session:
+        assert load_settings(session, AvatarSettings).model_path == str(godette)
