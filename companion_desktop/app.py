@@ -29,6 +29,9 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     from companion_desktop.ui.welcome import WelcomeDialog
 
     app = QApplication.instance() or QApplication(sys.argv)
+    software = _software_gl()
+    if software:  # every picture costs CPU here: no multisampling, a calmer idle
+        QSurfaceFormat.setDefaultFormat(gl_format(samples=0))
     app.setApplicationName("companion-desktop")
     app.setApplicationDisplayName("companion-desktop")
 
@@ -51,6 +54,10 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         return 1
     backend = ChatBackend(service, clock)
     host = _avatar_host(db)
+    if software:
+        from companion_desktop.ui import avatar_host
+
+        avatar_host.IDLE_FPS = SOFTWARE_IDLE_FPS
     try:
         if not settings.provider and os.environ.get(NO_WELCOME_ENV) != "1":
             WelcomeDialog(service).exec()
@@ -66,6 +73,18 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     finally:
         backend.shutdown()
         db.close()
+
+
+SOFTWARE_IDLE_FPS = 6
+
+
+def _software_gl() -> bool:
+    from companion_desktop.ui.gl_probe import is_software, renderer_name
+
+    try:
+        return is_software(renderer_name())
+    except Exception:  # noqa: BLE001 - a probe must never stop the app
+        return False
 
 
 def _avatar_host(db):  # noqa: ANN001, ANN202

@@ -48,7 +48,8 @@ class AvatarView(QOpenGLWidget):
         self.background = background  # None: transparent (the overlay)
         self.shot = shot
         self.follow_pointer = follow_pointer
-        self.setFormat(gl_format())
+        self.setFormat(QSurfaceFormat.defaultFormat() if QSurfaceFormat.defaultFormat().version() >= (3, 3)
+                       else gl_format())
         self.renderer = None
         self.error: str | None = None
         self.camera: Camera | None = None
