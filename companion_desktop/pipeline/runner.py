@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from companion_desktop.engine.character import CharacterState, MoodState
+from companion_desktop.engine.avatar_layer import avatar_layer
 from companion_desktop.engine.context_window import memory_budget, retrieval_turns, truncate_history
 from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
 from companion_desktop.engine.parse import ParsedReply, parse_response, visible_stream_text
@@ -80,11 +81,13 @@ class TurnRunner:
         provider: Provider,
         clock: Callable[[], datetime],
         memory: MemoryHooks | None = None,
+        animations: Callable[[], list[tuple[str, str]]] | None = None,
     ) -> None:
         self.service = service
         self.provider = provider
         self.clock = clock
         self.memory = memory or SimpleMemory()
+        self.animations = animations  # enabled (id, description) pairs for the <avatar> layer
         self.working = WorkingMemory()
         now = clock()
         with service.db.session() as session:
@@ -146,6 +149,7 @@ class TurnRunner:
             rel = (repo.load_familiarity(session) or Familiarity()) if tracking else None
             budget = memory_budget(settings.context_window, settings.context_scaling)
             recall = self.memory.retrieve(session, text, budget.facts, state, now)
+        avatar = avatar_layer(self.animations()) if self.animations is not None else None
         context = PromptContext(
             state=state,
             now=now,
@@ -155,8 +159,8 @@ class TurnRunner:
             triggered_memories=tuple(recall.triggered),
             last_session_summary=recall.last_session_summary,
             next_reminder=None,
-            optional_layers={},
-            animations_enabled=False,
+            optional_layers={"avatar": avatar} if avatar else {},
+            animations_enabled=bool(avatar),
         )
         system = build_system_prompt(context)
         retrieved = self.working.last(retrieval_turns(settings.context_window, settings.context_scaling))

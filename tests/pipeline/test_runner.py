@@ -178,3 +178,16 @@ def test_familiarity_modifier_follows_tracking_setting(service):
     service.set_tracking(False)
     runner.run("hello again")
     assert modifier not in provider.calls[1][0]
+
+
+def test_enabled_animations_enter_the_prompt_and_action_passes_through(service):
+    reply = 'Hi there!\n```json\n{"mood_change": {"emotion": "happy", "intensity_delta": 5}, "action": "wave"}\n```'
+    provider = Scripted(reply, "Plain reply.\n" + BLOCK)
+    runner = TurnRunner(service, provider, lambda: T0, animations=lambda: [("wave", "waves hello")])
+    result = runner.run("hello!")
+    system = provider.calls[0][0]
+    assert "<avatar>" in system and "- wave: waves hello" in system and '"action"' in system
+    assert result.suggestion.action == "wave"
+    runner.animations = lambda: []
+    runner.run("again")
+    assert "<avatar>" not in provider.calls[1][0] and '"action"' not in provider.calls[1][0]
