@@ -52,8 +52,9 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         QMessageBox.critical(None, "companion-desktop", str(exc))
         db.close()
         return 1
-    backend = ChatBackend(service, clock)
-    host = _avatar_host(db)
+    animations = _animations(db, service)
+    backend = ChatBackend(service, clock, animations=animations.enabled_for_prompt)
+    host = _avatar_host(db, animations)
     if software:
         from companion_desktop.ui import avatar_host
 
@@ -87,15 +88,37 @@ def _software_gl() -> bool:
         return False
 
 
-def _avatar_host(db):  # noqa: ANN001, ANN202
+def _animations(db, service):  # noqa: ANN001, ANN202
+    """One animation library and service for the whole app (uploads reach her at once)."""
+    from companion_desktop.avatar.animation.library import AnimationLibrary
+    from companion_desktop.pipeline.animations import AnimationService
+
+    animations = AnimationService(db, db.path.parent, AnimationLibrary())
+    try:
+        animations.sync()
+    except Exception:  # noqa: BLE001 - a broken manifest must not stop the app
+        pass
+    service.animations = animations
+    return animations
+
+
+def _avatar_host(db, animations):  # noqa: ANN001, ANN202
     """The shared avatar, loading her saved model (or Hana) in the background."""
+    import random
+
+    from companion_desktop.avatar.animation.director import Director
     from companion_desktop.resources import default_avatar_path
     from companion_desktop.storage.settings import AvatarSettings, load_settings
     from companion_desktop.ui.avatar_host import AvatarHost
 
     with db.read_session() as session:
         settings = load_settings(session, AvatarSettings)
-    host = AvatarHost(settings.fps)
+    director = Director(
+        animations.library, random.Random(),
+        pool=animations.idle_pool, thinking_clip=animations.thinking_clip,
+        enabled=lambda: {ident for ident, _ in animations.enabled_for_prompt()},
+    )
+    host = AvatarHost(settings.fps, director=director)
     fallback = default_avatar_path()
     path = settings.model_path or str(fallback)
 

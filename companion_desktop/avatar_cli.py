@@ -28,6 +28,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     render.add_argument("--mood", metavar="EMOTION:INTENSITY", help=f"her mood ({EMOTIONS_HELP})")
     render.add_argument("--look-at", metavar="X,Y", help="where she looks: -1..1 across and up the picture")
     render.add_argument("--time", type=float, default=0.0, metavar="SEC", help="seconds into her idle motion")
+    render.add_argument("--clip", metavar="ID|PATH",
+                        help="play an animation: a built-in id (see `animations`) or a .vrma file")
     render.add_argument("--pose", choices=("relaxed", "rest"), default="relaxed",
                         help="relaxed: arms down (default); rest: the file's own rest pose")
 
@@ -92,7 +94,15 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     width, height = _size(args.size)
     model = _load(_model_path(args.model))
-    runtime = AvatarRuntime(model, random.Random(0), animation=relaxed_pose if args.pose == "relaxed" else None)
+    animation = relaxed_pose if args.pose == "relaxed" else None
+    if args.clip:
+        from companion_desktop.avatar.animation.mixer import AnimationDriver
+
+        animation = AnimationDriver()
+        animation.mixer.play_base(_clip(args.clip), fade=0.0)
+    runtime = AvatarRuntime(model, random.Random(0), animation=animation)
+    if args.clip:
+        animation.bind(runtime)
     runtime.set_blink_enabled(False)
     if args.mood:
         name, _, value = args.mood.partition(":")
@@ -122,6 +132,25 @@ def cmd_render(args: argparse.Namespace) -> int:
     save_png(rgba, args.out)
     print(f"Wrote {args.out} ({width}x{height}, RGBA)")
     return 0
+
+
+def _clip(text: str):  # noqa: ANN202
+    """A built-in clip by id, or a .vrma file; CliError with the loader's message."""
+    from companion_desktop.avatar.animation.library import AnimationLibrary
+    from companion_desktop.avatar.animation.vrma import ClipLoadError, load_vrma
+
+    try:
+        if Path(text).suffix.lower() == ".vrma" or Path(text).is_file():
+            if not Path(text).is_file():
+                raise CliError(f"{text}: no such file")
+            return load_vrma(Path(text))
+        library = AnimationLibrary()
+        if text not in library:
+            known = ", ".join(sorted(library.ids())) or "none"
+            raise CliError(f"--clip: no built-in animation {text!r} (built-ins: {known})")
+        return library.get(text)
+    except ClipLoadError as error:
+        raise CliError(str(error)) from None
 
 
 def _look_point(model, x: float, y: float):  # noqa: ANN001, ANN202

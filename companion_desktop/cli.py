@@ -68,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_avatar_parser(sub)
 
+    from companion_desktop.animations_cli import add_parser as add_animations_parser
+
+    add_animations_parser(sub)
+
     export = sub.add_parser("export", help="write a save file (version 2.0)")
     export.add_argument("file", type=Path)
 

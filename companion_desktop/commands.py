@@ -101,6 +101,12 @@ def cmd_avatar(args: argparse.Namespace, now: datetime) -> int:
     return run_avatar(args)
 
 
+def cmd_animations(args: argparse.Namespace, now: datetime) -> int:
+    from companion_desktop.animations_cli import run as run_animations
+
+    return run_animations(args, now)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "state": cmd_state,
     "relationship": cmd_relationship,
@@ -108,6 +114,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "chat": cmd_chat,
     "bench": cmd_bench,
     "avatar": cmd_avatar,
+    "animations": cmd_animations,
     "export": cmd_export,
     "import": cmd_import,
 }

@@ -54,8 +54,9 @@ class AvatarHost(QObject):
     loading = Signal(str)  # a path being loaded
     load_failed = Signal(str)  # the message
 
-    def __init__(self, fps: int = 30, seed: int | None = None) -> None:
+    def __init__(self, fps: int = 30, seed: int | None = None, director: object | None = None) -> None:
         super().__init__()
+        self.director = director  # avatar.animation.director.Director, or None: relaxed pose
         self.model: VrmModel | None = None
         self.runtime: AvatarRuntime | None = None
         self.frame: Frame | None = None
@@ -76,12 +77,21 @@ class AvatarHost(QObject):
     def set_model(self, model: VrmModel, path: str | None = None) -> None:
         self.model = model
         self.model_path = path
-        self.runtime = AvatarRuntime(model, self._rng, animation=relaxed_pose)
+        self.runtime = AvatarRuntime(model, self._rng, animation=self.director or relaxed_pose)
+        if self.director is not None:
+            self.director.bind(self.runtime)
         self.frame = rest_frame(model)
         self._last = time.monotonic()
         self.poke()
         self.model_changed.emit()
         self.tick()
+
+    def play_emote(self, clip: object) -> bool:
+        """Play a clip once over her idle (the Animations page's preview)."""
+        if self.director is None or self.runtime is None:
+            return False
+        self.poke(4.0)
+        return self.director.play_emote(clip)
 
     def load_async(self, path: Path | str) -> None:
         """Load ``path`` on a worker thread; ``model_changed`` or ``load_failed`` follows."""

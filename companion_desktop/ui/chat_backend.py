@@ -61,7 +61,9 @@ class ChatBackend:
         service: CompanionService,
         clock: Callable[[], datetime],
         opener: Callable[[ProviderConfig], Any] = open_provider,
+        animations: Callable[[], list[tuple[str, str]]] | None = None,
     ) -> None:
+        self.animations = animations  # enabled (id, description) pairs for the prompt
         self.service = service
         self.clock = clock
         self.opener = opener
@@ -96,7 +98,8 @@ class ChatBackend:
             return self.problem
         try:
             if self.runner is None:
-                self.runner = TurnRunner(self.service, provider, self.clock)
+                self.runner = TurnRunner(self.service, provider, self.clock,
+                                         animations=self.animations)
                 self.controller = TurnController(self.runner)
             else:
                 old, self.runner.provider = self.runner.provider, provider

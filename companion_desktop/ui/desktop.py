@@ -66,19 +66,29 @@ class Desktop(QObject):
         controller = self.backend.controller
         if controller is None or controller is self._wired:
             return
+        controller.started.connect(self._on_started)
         controller.phase.connect(self.overlay.on_phase)
         controller.text.connect(self._on_text)
         controller.done.connect(self._on_done)
         controller.failed.connect(self._on_failed)
         self._wired = controller
 
+    def _on_started(self, message: str, retry: bool) -> None:
+        if self.host.director is not None:
+            self.host.director.turn_started()
+        self.host.poke(2.0)
+
     def _on_text(self, text: str) -> None:
         self.overlay.on_text(text)
         if self._talking_since is None and text.strip():
             self._talking_since = time.monotonic()
             self._mouth.start()
+            if self.host.director is not None:
+                self.host.director.text_started()
 
     def _stop_talking(self) -> None:
+        if self.host.director is not None:
+            self.host.director.turn_ended()
         self._talking_since = None
         self._mouth.stop()
         if self.host.runtime is not None:
@@ -100,6 +110,8 @@ class Desktop(QObject):
             runtime.mood(result.mood.primary, result.mood.intensity)
             if result.suggestion.expression:
                 runtime.flash(result.suggestion.expression)
+            if self.host.director is not None and result.suggestion.action:
+                self.host.director.request_action(result.suggestion.action, time.monotonic())
             self.host.poke(4.0)
 
     def _on_failed(self, message: str, retryable: bool) -> None:
@@ -122,8 +134,11 @@ class Desktop(QObject):
         self.host.set_fps(self._avatar_settings().fps)
 
     def settings_applied(self) -> None:
-        """Settings were saved: display toggles and the frame rate take effect now."""
+        """Settings were saved: display toggles, frame rate and the idle pool take effect now."""
         self._on_model()
+        director = self.host.director
+        if director is not None and not (director.talking or director.thinking):
+            director.back_to_idle()
 
     # ------------------------------------------------------------ windows
     def show_chat(self) -> None:
@@ -143,7 +158,11 @@ class Desktop(QObject):
         from companion_desktop.ui.photo import PhotoDialog
 
         self.overlay.bubble.hide()
-        PhotoDialog(self.host, self.chat).open()
+        dialog = PhotoDialog(self.host, self.chat)
+        if self.host.director is not None:
+            self.host.director.posing = True
+            dialog.finished.connect(lambda _r: setattr(self.host.director, "posing", False))
+        dialog.open()
 
     def _make_tray(self) -> QSystemTrayIcon | None:
         if not QSystemTrayIcon.isSystemTrayAvailable():

@@ -38,10 +38,19 @@ def desktop(qtbot, service, server):
     from companion_desktop.ui.chat_window import ChatWindow
     from companion_desktop.ui.desktop import Desktop
 
+    import random
+
+    from companion_desktop.app import _animations
+    from companion_desktop.avatar.animation.director import Director
+
     use_server(service, server)
-    host = AvatarHost(fps=30, seed=1)
+    animations = _animations(service.db, service)
+    director = Director(animations.library, random.Random(1), pool=animations.idle_pool,
+                        thinking_clip=animations.thinking_clip,
+                        enabled=lambda: {i for i, _ in animations.enabled_for_prompt()})
+    host = AvatarHost(fps=30, seed=1, director=director)
     host.load_now(model_path())
-    backend = ChatBackend(service, lambda: T0)
+    backend = ChatBackend(service, lambda: T0, animations=animations.enabled_for_prompt)
     backend.connect()
     chat = ChatWindow(service, lambda: T0, backend, host)
     qtbot.addWidget(chat)
@@ -177,3 +186,20 @@ def test_model_page_keeps_the_last_good_model(desktop, qtbot, tmp_path, service)
     assert "0.x" in section.report.toPlainText()
     with service.db.read_session() as session:
         assert load_settings(session, AvatarSettings).model_path == str(godette)
+
+
+def test_her_action_plays_as_an_emote_and_thinking_talking_follow_the_turn(desktop, qtbot, server):
+    import json
+
+    block = {"mood_change": {"emotion": "happy", "intensity_delta": 5}, "action": "wave"}
+    server.scripts.append(Script(["Hello ", "there!", "\n```json\n" + json.dumps(block) + "\n```"],
+                                 delay=0.05))
+    director = desktop.host.director
+    desktop.send("hi!")
+    qtbot.waitUntil(lambda: director.talking, timeout=10000)
+    assert director.mixer.base_clip.id == director.library.talking_id
+    qtbot.waitUntil(lambda: not desktop.chat.busy and desktop.chat.pending is None, timeout=15000)
+    assert not director.talking
+    assert director.mixer.playing_emote and director.mixer.emote_clip.id == "wave"
+    system = server.requests[-1]["messages"][0]["content"]
+    assert "<avatar>" in system and "wave" in system

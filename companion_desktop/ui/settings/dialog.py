@@ -20,12 +20,13 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.errors import StorageError
+from companion_desktop.ui.settings.animations_page import AnimationsPage
 from companion_desktop.ui.settings.character_page import CharacterPage
 from companion_desktop.ui.settings.display_page import DisplayPage
 from companion_desktop.ui.settings.llm_page import LlmPage, SettingsProblem
 from companion_desktop.ui.style import STYLE_SHEET
 
-PAGES = ("LLM Model", "Character", "Display")
+PAGES = ("LLM Model", "Character", "Display", "Animations")
 
 
 class SettingsDialog(QDialog):
@@ -44,6 +45,7 @@ class SettingsDialog(QDialog):
         self.llm = LlmPage(service)
         self.character = CharacterPage(service, clock, host=host)
         self.display = DisplayPage(service)
+        self.animations = AnimationsPage(service, host=host)
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
         root.setSpacing(0)
@@ -53,7 +55,7 @@ class SettingsDialog(QDialog):
         self.nav.addItems(PAGES)
         self.nav.setFixedWidth(180)
         self.stack = QStackedWidget(objectName="settingsStack")
-        for widget in (self.llm, self.character, self.display):
+        for widget in (self.llm, self.character, self.display, self.animations):
             scroll = QScrollArea(objectName="pageScroll")
             scroll.setWidgetResizable(True)
             holder = QWidget(objectName="settingsPage")
@@ -88,7 +90,7 @@ class SettingsDialog(QDialog):
     def save(self) -> bool:
         """Write every page; on a problem, show it and stay open. True when saved."""
         self.problem.clear()
-        pages = (self.llm, self.character, self.display)
+        pages = (self.llm, self.character, self.display, self.animations)
         applied = 0
         try:
             for page in pages:
