@@ -75,9 +75,9 @@ def idle_sway() -> Motion:
     for t, w in sway:
         m.key(t, {"hips.x": 0.016 * w, "hips.roll": -1.5 * w, "hips.y": -0.004 - 0.004 * abs(w),
                   "torso.roll": 4.0 * w, "torso.yaw": 1.5 * w, "head.roll": 3.0 * w,
-                  "head.yaw": -2.0 * w, "B.hand": hand(0.0, 0.0, 0.0)})
-    m.delay("torso.", 0.15).delay("head.", 0.4).delay("L.", 0.45).delay("R.", 0.45)
-    m.key(0.0, {"B.hang": 1.0})
+                  "head.yaw": -2.0 * w})
+    m.delay("torso.", 0.15).delay("head.", 0.4)
+    m.key(0.0, {"B.hang": 1.0})  # the arms hang plumb while the body sways
     return m
 
 
@@ -232,7 +232,8 @@ def cheer() -> Motion:
 def shy() -> Motion:
     d = 3.4
     m = Motion("shy", "Shy", "emote", d, False,
-               "Hides her blushing smile behind her hands, looking down bashfully.")
+               "Cups her blushing cheeks in her hands with a flustered smile, looking down "
+               "bashfully.")
     face = {"B.hand": (-0.02, 0.03, 0.135), "B.pole": (0.3, -1.0, 0.2), "B.roll": 35.0,
             "B.flex": -25.0, "B.curl": 0.15, "B.icurl": 0.1, "B.thumb": 0.2,
             "B.sh.up": 6.0, "B.sh.fwd": 6.0}
@@ -252,7 +253,7 @@ def shy() -> Motion:
 def think_pose() -> Motion:
     d = 3.2
     m = Motion("think_pose", "Think", "emote", d, False,
-               "Brings her right hand to her chin and ponders, eyes up, then lets it drop.")
+               "Brings her right hand to her chin and ponders, looking up, then lets it drop.")
     chin = {"R.hand": (-0.065, 0.01, 0.14), "R.pole": (0.3, -1.0, 0.1), "R.roll": 10.0,
             "R.flex": -30.0, "R.dev": 10.0, "R.curl": 0.7, "R.icurl": 0.35, "R.thumb": 0.2}
     support = {"L.hand": (-0.11, -0.18, 0.15), "L.pole": (1.0, -0.6, -0.3), "L.roll": -30.0,

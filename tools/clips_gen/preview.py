@@ -1,12 +1,13 @@
 """Contact sheets of the built-in clips, posed by the project's runtime and renderer.
 
-Usage: PYOPENGL_PLATFORM=egl EGL_PLATFORM=surfaceless \
-    .venv/bin/python -m tools.clips_gen.preview [ids...] [--frames 8] [--vrma]
+Usage: .venv/bin/python tools/clips_gen/preview.py [ids...] [--frames 8] [--vrma]
 
 Writes ``shots/clips_<id>.png`` (git-ignored): columns are moments of the clip; rows are
-Hana from the front, her upper body from the front and from her left-front, and Godette from the front. The hook
-samples the authored keyframes directly (``--vrma``: the written file through
-``companion_desktop.avatar.animation.vrma.load_vrma`` instead, when it exists).
+Hana full length from the front, her upper body from the front and from her left-front,
+and Godette (the shared test model, when present) from the front. The animation hook
+samples the authored keyframes directly; ``--vrma`` plays the written files through the
+project's loader and sampler instead (``companion_desktop.avatar.animation``). Rendering
+is offscreen (EGL surfaceless, chosen before OpenGL is imported).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from companion_desktop.avatar.render.bounds import all_posed_positions  # noqa: 
 from companion_desktop.avatar.render.camera import Camera, fit_box  # noqa: E402
 from companion_desktop.avatar.render.offscreen import OffscreenRenderer  # noqa: E402
 from companion_desktop.avatar.vrm.loader import load_model  # noqa: E402
+from companion_desktop.avatar.vrm.pose import Pose  # noqa: E402
 from companion_desktop.avatar.vrm.runtime import AvatarRuntime  # noqa: E402
 
 MODELS = {"hana": ROOT / "resources" / "avatar" / "hana.vrm",
@@ -45,7 +47,6 @@ CELL = (256, 384)
 def keyframe_hook(baked, model, loop: bool):
     """An animation hook that plays baked keyframes (linear between 30 fps samples)."""
     hips_node = model.humanoid.get("hips")
-    from companion_desktop.avatar.vrm.pose import Pose
     rest = Pose(model).world_matrices()
     scale = float(rest[hips_node, 1, 3]) / REST["hips"][1] if hips_node is not None else 1.0
     duration = float(baked.times[-1])
@@ -71,7 +72,6 @@ def vrma_hook(path: Path, model, loop: bool):
     sampler (``companion_desktop.avatar.animation``)."""
     from companion_desktop.avatar.animation.sampling import sample_clip  # noqa: PLC0415
     from companion_desktop.avatar.animation.vrma import load_vrma  # noqa: PLC0415
-    from companion_desktop.avatar.vrm.pose import Pose  # noqa: PLC0415
     clip = load_vrma(path, loop=loop)
     hips_node = model.humanoid.get("hips")
     height = float(Pose(model).world_matrices()[hips_node, 1, 3]) if hips_node is not None else 1.0

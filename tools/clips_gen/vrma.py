@@ -15,7 +15,6 @@ import struct
 
 import numpy as np
 
-from . import qmath as qm
 from .motion import Baked
 from .skeleton import CHILDREN, NAMES, offset
 
@@ -53,7 +52,8 @@ def _rot_bad(a, b, s, v) -> np.ndarray:
     if theta < 1e-6:
         q = a[None, :] + (b - a)[None, :] * s[:, None]
     else:
-        q = (np.sin((1 - s) * theta)[:, None] * a + np.sin(s * theta)[:, None] * b) / math.sin(theta)
+        q = (np.sin((1 - s) * theta)[:, None] * a
+             + np.sin(s * theta)[:, None] * b) / math.sin(theta)
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     dots = np.minimum(1.0, np.abs(np.sum(q * v, axis=1)))
     return 2.0 * np.arccos(dots) > ROT_TOL

@@ -16,6 +16,7 @@ import struct
 from pathlib import Path
 
 from ..vrm.gltf import CHUNK_JSON, GLB_MAGIC
+from ..vrm.gltf import object_count as _count
 
 
 def object_count(path: Path, max_bytes: int) -> int | None:
@@ -38,20 +39,3 @@ def object_count(path: Path, max_bytes: int) -> int | None:
     if not isinstance(doc, dict):
         return None
     return _count(doc)
-
-
-def _count(doc: dict) -> int:
-    total = 0
-    for value in doc.values():
-        if isinstance(value, list):
-            total += len(value)
-    for animation in _items(doc.get("animations")):
-        total += 2 * len(_items(animation.get("channels")))  # a channel and its target
-        total += len(_items(animation.get("samplers")))
-    for mesh in _items(doc.get("meshes")):
-        total += len(_items(mesh.get("primitives")))
-    return total
-
-
-def _items(value: object) -> list[dict]:
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []

@@ -81,10 +81,31 @@ def read_document(path: str | Path, limits: Limits) -> Document:
         )
     obj = _parse_json(json_bytes, source)
     _check_arrays(obj, source, limits)
+    objects = object_count(obj)
+    if objects > limits.max_gltf_objects:
+        raise AvatarLoadError(
+            f"{source} describes {objects} glTF objects; at most {limits.max_gltf_objects} "
+            "can be read (the file would take too long to open)"
+        )
     gltf = _to_gltf2(obj, source)
     doc = Document(path, source, gltf, [], container, limits, budget)
     doc.buffers = _resolve_buffers(doc, bin_chunk)
     return doc
+
+
+def object_count(doc: dict) -> int:
+    """How many objects pygltflib would build: top-level array items plus animation
+    channels (with their targets) and samplers, and mesh primitives."""
+    total = sum(len(v) for v in doc.values() if isinstance(v, list))
+    for animation in _dicts(doc.get("animations")):
+        total += 2 * len(_dicts(animation.get("channels"))) + len(_dicts(animation.get("samplers")))
+    for mesh in _dicts(doc.get("meshes")):
+        total += len(_dicts(mesh.get("primitives")))
+    return total
+
+
+def _dicts(value: object) -> list[dict]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 def _read_file(path: Path, max_bytes: int, source: str) -> bytes:

@@ -22,6 +22,7 @@ class Limits:
     max_decoded_bytes: int = 2048 * MIB  # all arrays and pixels made for one file
     max_vertices: int = 10_000_000  # per primitive
     max_accessor_count: int = 50_000_000  # elements in one accessor (indices may exceed vertices)
+    max_gltf_objects: int = 60_000  # JSON objects pygltflib decodes (~0.5 ms each)
     max_nodes: int = 20_000
     max_meshes: int = 10_000
     max_primitives: int = 50_000  # over all meshes

@@ -197,3 +197,20 @@ def test_symlink_out_of_the_folder_is_refused(tmp_path, write):
     path = write("model/scene.gltf", json.dumps(doc).encode())
     with pytest.raises(AvatarLoadError, match="outside the model's folder"):
         load_model(path)
+
+
+def test_a_small_file_with_a_huge_object_count_is_refused_fast(tmp_path):
+    import json as _json
+    import time as _time
+
+    from companion_desktop.avatar.vrm.loader import AvatarLoadError as _Error, load_model as _load
+
+    doc = {"asset": {"version": "2.0"}, "nodes": [{} for _ in range(10)],
+           "animations": [{"channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}] * 40000,
+                           "samplers": [{"input": 0, "output": 0}]}]}
+    path = tmp_path / "many.gltf"
+    path.write_text(_json.dumps(doc))
+    start = _time.perf_counter()
+    with pytest.raises(_Error, match="glTF objects"):
+        _load(path)
+    assert _time.perf_counter() - start < 2.0
