@@ -127,6 +127,10 @@ elif which == "settings":
         (300, lambda: shot("settings_llm.png")),
         (0, lambda: dlg.show_page("Character")),
         (300, lambda: shot("settings_character.png")),
+        (0, lambda: dlg.show_page("Display")),
+        (300, lambda: shot("settings_display.png")),
+        (0, lambda: dlg.show_page("Animations")),
+        (300, lambda: shot("settings_animations.png")),
     ]
 elif which == "welcome":
     servers = (LocalServer("ollama", server.root + "/api/tags", server.base_url),
