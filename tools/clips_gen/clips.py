@@ -286,9 +286,10 @@ def talking() -> Motion:
     m.key(0.0, {"R.hand": hand(0.0, 0.01, 0.01), "R.pole": NP, "R.roll": -5.0, "R.flex": 6.0,
                 "R.curl": 0.28, "R.icurl": 0.22, "R.thumb": 0.3, "R.spread": 3.0})
     m.key(1.0, gesture)
-    m.key(1.5, {**gesture, "R.hand": (0.09, -0.20, 0.22)})
-    m.key(2.1, {**gesture, "R.hand": (0.07, -0.23, 0.20)})
-    m.key(2.8, {**gesture, "R.hand": (0.09, -0.21, 0.21)})
+    # beats: the open hand lifts and drops a little with the words
+    m.key(1.5, {**gesture, "R.hand": (0.09, -0.185, 0.22), "R.flex": -4.0})
+    m.key(2.1, {**gesture, "R.hand": (0.07, -0.235, 0.20), "R.flex": -15.0})
+    m.key(2.8, {**gesture, "R.hand": (0.09, -0.20, 0.21), "R.flex": -6.0})
     m.key(3.8, {"R.hand": hand(0.0, 0.01, 0.01), "R.pole": NP, "R.roll": -5.0, "R.flex": 6.0,
                 "R.curl": 0.28, "R.icurl": 0.22, "R.thumb": 0.3, "R.spread": 3.0})
     lg = {"L.hand": (0.08, -0.23, 0.20), "L.pole": (0.3, -1.0, -0.4), "L.roll": 60.0,
@@ -298,8 +299,8 @@ def talking() -> Motion:
     m.key(4.2, {"L.hand": hand(0.0, 0.0, 0.0), "L.pole": NP, "L.roll": -8.0, "L.flex": 6.0,
                 "L.curl": 0.28, "L.spread": 3.0})
     m.key(5.0, lg)
-    m.key(5.8, {**lg, "L.hand": (0.09, -0.21, 0.21)})
-    m.key(6.6, {**lg, "L.hand": (0.07, -0.24, 0.19)})
+    m.key(5.8, {**lg, "L.hand": (0.09, -0.20, 0.21), "L.flex": -2.0})
+    m.key(6.6, {**lg, "L.hand": (0.07, -0.245, 0.19), "L.flex": -12.0})
     m.key(7.4, {"L.hand": hand(0.0, 0.0, 0.0), "L.pole": NP, "L.roll": -8.0, "L.flex": 6.0,
                 "L.curl": 0.28, "L.spread": 3.0})
     weight_shift(m, [(0.0, 0.3), (4.0, -0.3)], 0.6)

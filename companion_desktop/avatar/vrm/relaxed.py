@@ -31,5 +31,7 @@ def relaxed_pose(pose: Pose, dt: float, time: float) -> None:
     sway = SWAY_DEG * math.sin(2 * math.pi * SWAY_HZ * time)
     pose.set_bone_rotation("leftUpperArm", _about(_Z, -(ARM_DOWN_DEG + sway)))
     pose.set_bone_rotation("rightUpperArm", _about(_Z, ARM_DOWN_DEG + sway))
-    pose.set_bone_rotation("leftLowerArm", _about(_Y, ELBOW_DEG))
-    pose.set_bone_rotation("rightLowerArm", _about(_Y, -ELBOW_DEG))
+    # forearms point along +-X; she faces +Z, so forward is +Z: turn the left one
+    # (+X) by -ELBOW about +Y and the right one (-X) by +ELBOW
+    pose.set_bone_rotation("leftLowerArm", _about(_Y, -ELBOW_DEG))
+    pose.set_bone_rotation("rightLowerArm", _about(_Y, ELBOW_DEG))
