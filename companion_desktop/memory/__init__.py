@@ -1,0 +1,45 @@
+"""Long-term memory: embedding backends, the vector index, retrieval and backfill.
+
+Importing this package is cheap: sentence-transformers and torch load only in
+``embeddings.load_embedder``.
+"""
+
+from __future__ import annotations
+
+from .backfill import backfill, stale_ids
+from .embeddings import (
+    EMBEDDING_DIM,
+    FALLBACK_MODEL,
+    MULTILINGUAL_MODEL,
+    Embedder,
+    EmbedderUnavailable,
+    ModelChoice,
+    SentenceTransformerEmbedder,
+    load_embedder,
+    resolve_model,
+)
+from .index import FactIndex, Hit
+from .retrieval import FactView, Retrieved, Retriever
+from .vectors import from_bytes, l2_normalize, to_bytes
+
+__all__ = [
+    "EMBEDDING_DIM",
+    "FALLBACK_MODEL",
+    "MULTILINGUAL_MODEL",
+    "Embedder",
+    "EmbedderUnavailable",
+    "FactIndex",
+    "FactView",
+    "Hit",
+    "ModelChoice",
+    "Retrieved",
+    "Retriever",
+    "SentenceTransformerEmbedder",
+    "backfill",
+    "from_bytes",
+    "l2_normalize",
+    "load_embedder",
+    "resolve_model",
+    "stale_ids",
+    "to_bytes",
+]
