@@ -27,7 +27,9 @@ from companion_desktop.engine.turn import TurnOutcome
 from companion_desktop.llm.base import CancelToken, ChatMessage, LlmError, Provider
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.memory import MemoryHooks, SimpleMemory, WorkingMemory
+from companion_desktop.engine.session_summary import summarize_session
 from companion_desktop.storage import reminders as reminder_store
+from companion_desktop.storage import sessions as session_store
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage.settings import LlmSettings, RelationshipSettings, load_settings
 
@@ -72,6 +74,16 @@ class TurnResult:
     new_memory: str | None = None
 
 
+def summarize_past_sessions(session: Session, exclude: int | None = None) -> int:
+    """Sessions without a summary get one from their most frequent topic words (no model)."""
+    count = 0
+    for session_id in session_store.unsummarized_sessions(session, exclude):
+        summary, topics = summarize_session(session_store.session_turns(session, session_id))
+        session_store.set_summary(session, session_id, summary or "A short chat.", topics)
+        count += 1
+    return count
+
+
 class TurnRunner:
     """Runs turns for one app session against one provider."""
 
@@ -91,6 +103,7 @@ class TurnRunner:
         self.working = WorkingMemory()
         now = clock()
         with service.db.session() as session:
+            summarize_past_sessions(session)
             self.session_id = repo.start_session(session, now)
             self.working.refill(repo.recent_turns(session, WorkingMemory.CAPACITY))
         self.session_started = now

@@ -191,3 +191,15 @@ def test_enabled_animations_enter_the_prompt_and_action_passes_through(service):
     runner.animations = lambda: []
     runner.run("again")
     assert "<avatar>" not in provider.calls[1][0] and '"action"' not in provider.calls[1][0]
+
+
+def test_past_sessions_get_a_summary_on_the_next_start(service):
+    first = runner_for(service, Scripted("Hiking is great!\n" + BLOCK, "Seattle rain!\n" + BLOCK))
+    first.run("I went hiking near Seattle, hiking is my favourite thing")
+    first.run("Seattle rain makes hiking muddy")
+    first.close()
+    runner_for(service, Scripted(), T0 + timedelta(hours=8))
+    with service.db.read_session() as s:
+        sessions = repository.list_sessions(s)
+    assert "hiking" in sessions[0].summary.lower() and "hiking" in sessions[0].key_topics
+    assert sessions[1].summary is None  # the current session is summarized next time
