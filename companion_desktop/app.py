@@ -24,7 +24,12 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     from companion_desktop.storage.paths import resolve_data_dir
     from companion_desktop.storage.settings import LlmSettings, load_settings
     from companion_desktop.ui.chat_backend import ChatBackend
+    from PySide6.QtCore import QTimer
+
+    from companion_desktop.pipeline.facts import FactService
+    from companion_desktop.pipeline.memory import FactMemory
     from companion_desktop.ui.chat_window import ChatWindow
+    from companion_desktop.ui.memory_worker import MemoryWorker
     from companion_desktop.ui.desktop import Desktop
     from companion_desktop.ui.welcome import WelcomeDialog
 
@@ -53,7 +58,11 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         db.close()
         return 1
     animations = _animations(db, service)
-    backend = ChatBackend(service, clock, animations=animations.enabled_for_prompt)
+    facts = FactService(db)
+    service.facts = facts  # the Memory page and the turn pipeline share one index
+    backend = ChatBackend(service, clock, animations=animations.enabled_for_prompt,
+                          memory=FactMemory(facts))
+    memory_worker = MemoryWorker(facts)
     host = _avatar_host(db, animations)
     if software:
         from companion_desktop.ui import avatar_host
@@ -67,16 +76,20 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         desktop = Desktop(service, host, window, backend)
         window.backend_changed.connect(desktop.rewire)
         window.backend_changed.connect(desktop.settings_applied)
+        window.memory_worker = memory_worker
         window.show()
         if _overlay_visible(db):
             desktop.overlay.show()
+        QTimer.singleShot(MEMORY_DELAY_MS, memory_worker.restart)  # after the window shows
         return app.exec()
     finally:
+        memory_worker.stop()
         backend.shutdown()
         db.close()
 
 
 SOFTWARE_IDLE_FPS = 6
+MEMORY_DELAY_MS = 1500
 
 
 def _software_gl() -> bool:

@@ -72,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_animations_parser(sub)
 
+    from companion_desktop.facts_cli import add_parser as add_facts_parser
+
+    add_facts_parser(sub)
+
     export = sub.add_parser("export", help="write a save file (version 2.0)")
     export.add_argument("file", type=Path)
 

@@ -107,6 +107,12 @@ def cmd_animations(args: argparse.Namespace, now: datetime) -> int:
     return run_animations(args, now)
 
 
+def cmd_facts(args: argparse.Namespace, now: datetime) -> int:
+    from companion_desktop.facts_cli import run as run_facts
+
+    return run_facts(args, now)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "state": cmd_state,
     "relationship": cmd_relationship,
@@ -115,6 +121,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "bench": cmd_bench,
     "avatar": cmd_avatar,
     "animations": cmd_animations,
+    "facts": cmd_facts,
     "export": cmd_export,
     "import": cmd_import,
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -57,12 +57,25 @@ class Recall:
     facts: list[str] = field(default_factory=list)
     triggered: list[str] = field(default_factory=list)
     last_session_summary: str | None = None
+    ids: tuple[int, ...] = ()  # every retrieved fact: its reference count is bumped
 
 
 class MemoryHooks(Protocol):
     def retrieve(self, session: Session, text: str, limit: int, state: CharacterState, now: datetime) -> Recall: ...
 
-    def remember(self, session: Session, memory: str | None, user_text: str, reply: str, now: datetime) -> None: ...
+    def remember(self, session: Session, memory: str | None, user_text: str, reply: str,
+                 now: datetime, recalled: tuple[int, ...] = ()) -> Callable[[], None] | None:
+        """Write this turn's memories inside the turn's transaction; may return a callback
+        to run after the commit (index updates)."""
+        ...
+
+
+def last_talk_summary(session: Session, state: CharacterState, now: datetime) -> str | None:
+    """The latest saved session summary, when more than 6 hours have passed."""
+    if state.last_interaction and now - state.last_interaction > LAST_TALK_GAP:
+        summaries = [s for s in repo.list_sessions(session) if s.summary]
+        return summaries[-1].summary if summaries else None
+    return None
 
 
 def words(text: str) -> set[str]:
@@ -83,15 +96,58 @@ class SimpleMemory:
         for fact in by_importance[:ALWAYS_INCLUDED]:
             if fact not in chosen:
                 chosen.append(fact)
-        summary = None
-        if state.last_interaction and now - state.last_interaction > LAST_TALK_GAP:
-            summaries = [s for s in repo.list_sessions(session) if s.summary]
-            summary = summaries[-1].summary if summaries else None
+        summary = last_talk_summary(session, state, now)
         return Recall([f.content for f in chosen], [], summary)
 
-    def remember(self, session: Session, memory: str | None, user_text: str, reply: str, now: datetime) -> None:
+    def remember(self, session: Session, memory: str | None, user_text: str, reply: str,
+                 now: datetime, recalled: tuple[int, ...] = ()) -> None:
         if not memory:
             return
         known = {f.content.strip().lower() for f in repo.list_facts(session)}
         if memory.strip().lower() not in known:
             repo.add_fact(session, memory.strip(), "user", now, source="conversation")
+
+
+class FactMemory:
+    """The spec's memory: embedding retrieval (keywords until the model loads), dedup,
+    importance, the three memory sources and reference-count bumps, over a FactService."""
+
+    def __init__(self, facts) -> None:  # noqa: ANN001 - pipeline.facts.FactService
+        self.facts = facts
+
+    def retrieve(self, session: Session, text: str, limit: int, state: CharacterState, now: datetime) -> Recall:
+        from companion_desktop.memory.index import FactIndex
+        from companion_desktop.memory.retrieval import Retriever
+        from companion_desktop.pipeline.facts import fact_views
+
+        views = fact_views(repo.list_facts(session))
+        index = self.facts.index if self.facts.index is not None else FactIndex()
+        got = Retriever(index, self.facts.embedder).retrieve(text, views, limit)
+        return Recall(
+            [views[i].content for i in got.relevant if i in views],
+            [views[i].content for i in got.triggered_in_prompt if i in views],
+            last_talk_summary(session, state, now),
+            tuple(got.all_ids),
+        )
+
+    def remember(self, session: Session, memory: str | None, user_text: str, reply: str,
+                 now: datetime, recalled: tuple[int, ...] = ()) -> Callable[[], None] | None:
+        from companion_desktop.engine.facts import baseline_memory, extract_potential_facts
+
+        if recalled:
+            repo.bump_references(session, list(recalled), now)
+        items: list[tuple[str, str]] = []
+        if memory:
+            items.append((memory, "user"))
+        else:
+            baseline = baseline_memory(user_text)
+            if baseline:
+                items.append((baseline, "user"))
+        items += extract_potential_facts(user_text, reply, model_wrote_memory=bool(memory))
+        after: list[Callable[[], None]] = []
+        for content, category in items:
+            try:
+                after.append(self.facts.add_in(session, content, category, now, "conversation"))
+            except ValueError:
+                continue  # an unusable memory (empty, too long) is skipped, not fatal
+        return (lambda: [done() for done in after]) if after else None

@@ -26,7 +26,7 @@ from companion_desktop.engine.state_updates import LlmSuggestion, sanitize_sugge
 from companion_desktop.engine.turn import TurnOutcome
 from companion_desktop.llm.base import CancelToken, ChatMessage, LlmError, Provider
 from companion_desktop.pipeline.companion import CompanionService
-from companion_desktop.pipeline.memory import MemoryHooks, SimpleMemory, WorkingMemory
+from companion_desktop.pipeline.memory import MemoryHooks, Recall, SimpleMemory, WorkingMemory
 from companion_desktop.engine.session_summary import summarize_session
 from companion_desktop.storage import reminders as reminder_store
 from companion_desktop.storage import sessions as session_store
@@ -119,16 +119,19 @@ class TurnRunner:
         now = self.clock()
         hooks.set_phase(PHASE_REMEMBERING)
         state = self.service.load(now).state
-        system, history, settings = self._prompt(state, text, now)
+        system, history, settings, recall = self._prompt(state, text, now)
         hooks.set_phase(PHASE_THINKING)
         raw = self._stream(system, history, text, state.name, hooks, cancel)
         parsed = parse_response(raw, companion_name=state.name)
         suggestion, extracted = self._suggestion(parsed, text, state, cancel)
         reminders: list[dict[str, Any]] = []
+        after_commit: list[Callable[[], None]] = []
 
         def also(session: Session, outcome: TurnOutcome) -> None:
             memory = outcome.updates.new_memory
-            self.memory.remember(session, memory, text, parsed.text, now)
+            done = self.memory.remember(session, memory, text, parsed.text, now, recall.ids)
+            if done is not None:
+                after_commit.append(done)
             for request in parsed.reminders:
                 record = reminder_store.add_reminder(
                     session, now + timedelta(seconds=request.seconds), request.text, now, self.session_id
@@ -138,6 +141,8 @@ class TurnRunner:
                 )
 
         outcome = self.service.commit_user_turn(self.session_id, text, parsed.text, suggestion, now, also)
+        for done in after_commit:
+            done()
         self.working.add("user", text)
         self.working.add("assistant", parsed.text)
         hooks.on_text(parsed.text)
@@ -155,7 +160,8 @@ class TurnRunner:
             new_memory=outcome.updates.new_memory,
         )
 
-    def _prompt(self, state: CharacterState, text: str, now: datetime) -> tuple[str, list[tuple[str, str]], LlmSettings]:
+    def _prompt(self, state: CharacterState, text: str, now: datetime
+                ) -> tuple[str, list[tuple[str, str]], LlmSettings, Recall]:
         with self.service.db.read_session() as session:
             settings = load_settings(session, LlmSettings)
             tracking = load_settings(session, RelationshipSettings).tracking_enabled
@@ -179,7 +185,7 @@ class TurnRunner:
         retrieved = self.working.last(retrieval_turns(settings.context_window, settings.context_scaling))
         history = retrieved[-budget.turns:]
         history = truncate_history(system, history, text, settings.context_window)
-        return system, history, settings
+        return system, history, settings, recall
 
     def _stream(
         self, system: str, history: list[tuple[str, str]], text: str, name: str,

@@ -62,8 +62,10 @@ class ChatBackend:
         clock: Callable[[], datetime],
         opener: Callable[[ProviderConfig], Any] = open_provider,
         animations: Callable[[], list[tuple[str, str]]] | None = None,
+        memory: Any | None = None,
     ) -> None:
         self.animations = animations  # enabled (id, description) pairs for the prompt
+        self.memory = memory  # pipeline.memory.MemoryHooks (None: the simple keyword memory)
         self.service = service
         self.clock = clock
         self.opener = opener
@@ -99,7 +101,7 @@ class ChatBackend:
         try:
             if self.runner is None:
                 self.runner = TurnRunner(self.service, provider, self.clock,
-                                         animations=self.animations)
+                                         memory=self.memory, animations=self.animations)
                 self.controller = TurnController(self.runner)
             else:
                 old, self.runner.provider = self.runner.provider, provider

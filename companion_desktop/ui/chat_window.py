@@ -327,7 +327,12 @@ class ChatWindow(QMainWindow):
 
     # -------------------------------------------------------------- settings
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.service, self.clock, self, host=self.host)
+        runner = self.backend.runner
+        dialog = SettingsDialog(self.service, self.clock, self, host=self.host,
+                                current_session=(lambda: runner.session_id) if runner else None)
+        worker = getattr(self, "memory_worker", None)
+        if worker is not None:
+            dialog.rebuild_requested.connect(worker.restart)
         dialog.saved.connect(self.settings_saved)
         self.settings_requested.emit()
         dialog.open()

@@ -19,24 +19,34 @@ from PySide6.QtWidgets import (
 )
 
 from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.facts import FactService
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.settings.animations_page import AnimationsPage
 from companion_desktop.ui.settings.character_page import CharacterPage
+from companion_desktop.ui.settings.data_page import DataPage
 from companion_desktop.ui.settings.display_page import DisplayPage
 from companion_desktop.ui.settings.llm_page import LlmPage, SettingsProblem
+from companion_desktop.ui.settings.memory_page import MemoryPage
 from companion_desktop.ui.style import STYLE_SHEET
 
-PAGES = ("LLM Model", "Character", "Display", "Animations")
+PAGES = ("LLM Model", "Character", "Display", "Animations", "Memory", "Data")
 
 
 class SettingsDialog(QDialog):
-    """``saved`` fires after Save wrote every page; the dialog then closes."""
+    """``saved`` fires after Save wrote every page; the dialog then closes.
+
+    ``rebuild_requested`` fires after an import on the Data page (connect it to the
+    embedding backfill). ``facts`` is the app's ``FactService`` (one is made when absent);
+    ``current_session`` returns the id of this run's session for the Memory page.
+    """
 
     saved = Signal()
+    rebuild_requested = Signal()
 
     def __init__(self, service: CompanionService, clock: Callable[[], datetime],
                  parent: QWidget | None = None, page: str = "LLM Model",
-                 host: object | None = None) -> None:
+                 host: object | None = None, facts: object | None = None,
+                 current_session: Callable[[], int | None] | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle("Settings")
@@ -46,6 +56,13 @@ class SettingsDialog(QDialog):
         self.character = CharacterPage(service, clock, host=host)
         self.display = DisplayPage(service)
         self.animations = AnimationsPage(service, host=host)
+        if facts is None:
+            facts = getattr(service, "facts", None) or FactService(service.db)
+        self.memory = MemoryPage(service, clock, facts=facts, current_session=current_session)
+        self.data = DataPage(service, clock, facts=facts)
+        self.memory.open_data_page.connect(lambda: self.show_page("Data"))
+        self.data.imported.connect(lambda _summary: self.memory.reload())
+        self.data.rebuild_requested.connect(self.rebuild_requested.emit)
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
         root.setSpacing(0)
@@ -55,7 +72,8 @@ class SettingsDialog(QDialog):
         self.nav.addItems(PAGES)
         self.nav.setFixedWidth(180)
         self.stack = QStackedWidget(objectName="settingsStack")
-        for widget in (self.llm, self.character, self.display, self.animations):
+        for widget in (self.llm, self.character, self.display, self.animations, self.memory,
+                       self.data):
             scroll = QScrollArea(objectName="pageScroll")
             scroll.setWidgetResizable(True)
             holder = QWidget(objectName="settingsPage")
