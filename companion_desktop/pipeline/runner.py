@@ -36,6 +36,8 @@ from companion_desktop.storage.settings import LlmSettings, RelationshipSettings
 PHASE_REMEMBERING = "remembering"
 PHASE_SEEING = "seeing"
 PHASE_THINKING = "thinking"
+#: The user-role line sent with a system event (the providers need one); never saved.
+EVENT_NUDGE = "(The app: an event happened; see <event>. Speak to them about it now.)"
 
 
 class TurnHooks(Protocol):
@@ -132,13 +134,7 @@ class TurnRunner:
             done = self.memory.remember(session, memory, text, parsed.text, now, recall.ids)
             if done is not None:
                 after_commit.append(done)
-            for request in parsed.reminders:
-                record = reminder_store.add_reminder(
-                    session, now + timedelta(seconds=request.seconds), request.text, now, self.session_id
-                )
-                reminders.append(
-                    {"id": record.id, "text": record.content, "triggerAt": record.trigger_at.isoformat()}
-                )
+            reminders.extend(self._store_reminders(session, parsed, now))
 
         outcome = self.service.commit_user_turn(self.session_id, text, parsed.text, suggestion, now, also)
         for done in after_commit:
@@ -160,7 +156,45 @@ class TurnRunner:
             new_memory=outcome.updates.new_memory,
         )
 
-    def _prompt(self, state: CharacterState, text: str, now: datetime
+    def run_system_event(self, event_text: str, hooks: TurnHooks | None = None,
+                         cancel: CancelToken | None = None) -> TurnResult:
+        """A machine-generated turn (a fired reminder): ``event_text`` enters through the
+        <event> layer, not as a user turn. Her reply is parsed and may schedule more
+        reminders; only her mood may move (no stats, counters, streak, familiarity, facts
+        or away clock). Raises LlmError with nothing saved when the model call fails."""
+        hooks = hooks or NullHooks()
+        now = self.clock()
+        state = self.service.load(now).state
+        system, history, _settings, _recall = self._prompt(state, event_text, now, event=event_text)
+        hooks.set_phase(PHASE_THINKING)
+        raw = self._stream(system, history, EVENT_NUDGE, state.name, hooks, cancel)
+        parsed = parse_response(raw, companion_name=state.name)
+        reminders: list[dict[str, Any]] = []
+
+        def also(session: Session, outcome: TurnOutcome) -> None:
+            reminders.extend(self._store_reminders(session, parsed, now))
+
+        outcome = self.service.commit_system_turn(self.session_id, event_text, parsed.text,
+                                                  parsed.suggestion, now, also)
+        self.working.add("assistant", parsed.text)
+        hooks.on_text(parsed.text)
+        return TurnResult(
+            reply=parsed.text, state=outcome.state, applied=outcome.applied,
+            stage=outcome.state.relationship_stage, stage_changed=False, strain=False,
+            mood=outcome.state.mood, suggestion=parsed.suggestion, used_extraction=False,
+            reminders=reminders,
+        )
+
+    def _store_reminders(self, session: Session, parsed: ParsedReply, now: datetime) -> list[dict[str, Any]]:
+        stored = []
+        for request in parsed.reminders:
+            record = reminder_store.add_reminder(
+                session, now + timedelta(seconds=request.seconds), request.text, now, self.session_id
+            )
+            stored.append({"id": record.id, "text": record.content, "triggerAt": record.trigger_at.isoformat()})
+        return stored
+
+    def _prompt(self, state: CharacterState, text: str, now: datetime, event: str | None = None
                 ) -> tuple[str, list[tuple[str, str]], LlmSettings, Recall]:
         with self.service.db.read_session() as session:
             settings = load_settings(session, LlmSettings)
@@ -178,7 +212,8 @@ class TurnRunner:
             triggered_memories=tuple(recall.triggered),
             last_session_summary=recall.last_session_summary,
             next_reminder=None,
-            optional_layers={"avatar": avatar} if avatar else {},
+            optional_layers={**({"avatar": avatar} if avatar else {}),
+                             **({"event": event} if event else {})},
             animations_enabled=bool(avatar),
         )
         system = build_system_prompt(context)

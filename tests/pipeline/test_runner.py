@@ -203,3 +203,24 @@ def test_past_sessions_get_a_summary_on_the_next_start(service):
         sessions = repository.list_sessions(s)
     assert "hiking" in sessions[0].summary.lower() and "hiking" in sessions[0].key_topics
     assert sessions[1].summary is None  # the current session is summarized next time
+
+
+def test_system_event_goes_through_the_event_layer_and_moves_only_mood(service):
+    first = runner_for(service, Scripted("Hello!\n" + BLOCK))
+    first.run("Thank you, I love talking with you!")
+    before = service.load(T0).state
+    reply = ("Time to stretch! [reminder:1h]drink some water[/reminder]\n"
+             '```json\n{"mood_change": {"emotion": "playful", "intensity_delta": 5}, "affection_delta": 20}\n```')
+    provider = Scripted(reply)
+    later = TurnRunner(service, provider, lambda: T0 + timedelta(minutes=10))
+    result = later.run_system_event("Reminder you set earlier is due now: stretch")
+    system, messages = provider.calls[0]
+    assert "<event>" in system and "stretch" in system.split("<event>")[1]
+    assert messages[-1].role == "user" and "stretch" not in messages[-1].content  # not a user turn
+    after = service.load(T0 + timedelta(minutes=10)).state
+    assert after.mood.primary == "playful"
+    for field in ("affection", "trust", "total_interactions", "current_streak", "last_interaction"):
+        assert getattr(after, field) == getattr(before, field), field
+    assert result.reply == "Time to stretch!" and result.reminders[0]["text"] == "drink some water"
+    roles = [t.role for t in turns(service)]
+    assert roles[-2:] == ["system", "assistant"] and roles.count("user") == 1
