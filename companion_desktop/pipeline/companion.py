@@ -132,6 +132,38 @@ class CompanionService:
                 also(session, outcome)
         return outcome
 
+    def due_event(self, before: CharacterState, outcome: TurnOutcome, now: datetime, rng) -> Any:  # noqa: ANN001
+        """The event to play after a Dating Sim user turn: the strain event on a real
+        demotion (1-day cooldown), else the regular pool's best qualifying event."""
+        from companion_desktop.engine.events import ALL_EVENTS, STRAIN_EVENT, STRAIN_EVENT_ID, check_events, strain_due
+        from companion_desktop.storage.events import event_history
+
+        state = outcome.state
+        if state.app_mode != "dating_sim":
+            return None
+        with self.db.read_session() as session:
+            history = event_history(session)
+        if outcome.stage is not None and outcome.stage.strain and strain_due(history.get(STRAIN_EVENT_ID), now):
+            return STRAIN_EVENT
+        away = None
+        if before.last_interaction is not None:
+            away = (now - before.last_interaction).total_seconds() / 3600
+        return check_events(ALL_EVENTS, state, now, history=history, hours_away=away, rng=rng)
+
+    def complete_event(self, event: Any, choice: int | None, now: datetime) -> CharacterState:
+        """Record a played event and the user's choice: its changes, markers and completion."""
+        from companion_desktop.engine.events import apply_choice
+        from companion_desktop.engine.events.outcome import apply_event_outcome
+
+        outcome = apply_choice(event, choice)
+        with self.db.session() as session:
+            state = repo.load_or_create_character(session, now)
+            new, _check = apply_event_outcome(state, outcome.state_changes, outcome.markers, now)
+            repo.save_character(session, new)
+            repo.add_completed_event(session, event.id, now, event_type=event.type, choice_index=choice,
+                                     outcome=",".join(outcome.markers), state_changes=outcome.state_changes)
+        return new
+
     def familiarity(self) -> Familiarity:
         with self.db.session() as session:
             return repo.load_or_create_familiarity(session, None)

@@ -9,6 +9,7 @@ before anything is written, so no state moves and the user can retry.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -74,6 +75,7 @@ class TurnResult:
     reminders: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     new_memory: str | None = None
+    event: Any = None  # the EventDefinition to play now (engine.events), if one fired
 
 
 def summarize_past_sessions(session: Session, exclude: int | None = None) -> int:
@@ -102,6 +104,7 @@ class TurnRunner:
         self.clock = clock
         self.memory = memory or SimpleMemory()
         self.animations = animations  # enabled (id, description) pairs for the <avatar> layer
+        self.rng = random.Random()  # event chance conditions
         self.working = WorkingMemory()
         now = clock()
         with service.db.session() as session:
@@ -139,6 +142,7 @@ class TurnRunner:
         outcome = self.service.commit_user_turn(self.session_id, text, parsed.text, suggestion, now, also)
         for done in after_commit:
             done()
+        event = self.service.due_event(state, outcome, now, self.rng)
         self.working.add("user", text)
         self.working.add("assistant", parsed.text)
         hooks.on_text(parsed.text)
@@ -154,6 +158,8 @@ class TurnRunner:
             used_extraction=extracted,
             reminders=reminders,
             new_memory=outcome.updates.new_memory,
+            events=[{"id": event.id, "name": event.name, "type": event.type}] if event else [],
+            event=event,
         )
 
     def run_system_event(self, event_text: str, hooks: TurnHooks | None = None,

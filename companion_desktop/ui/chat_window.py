@@ -300,6 +300,8 @@ class ChatWindow(QMainWindow):
         if result.stage_changed:
             self.transcript.add_notice(
                 f"{result.state.name} now sees you as: {STAGE_NAMES[result.stage]}")
+        if result.event is not None:
+            self.play_event(result.event)
         for reminder in result.reminders:
             when = datetime.fromisoformat(reminder["triggerAt"]).astimezone().strftime("%H:%M")
             self.transcript.add_notice(f"⏰ Reminder set for {when}: {reminder['text']}")
@@ -324,6 +326,16 @@ class ChatWindow(QMainWindow):
         if not busy and self._reconnect_after_turn:
             self._reconnect_after_turn = False
             self.reconnect()
+
+    def play_event(self, event) -> None:  # noqa: ANN001 - engine.events.EventDefinition
+        """A moment fired: show its scene; the choice is recorded by the scene window."""
+        from companion_desktop.ui.scene import SceneDialog
+
+        self.transcript.add_notice(f"✨ {event.name}")
+        dialog = SceneDialog(event, self.service, self.clock, self.host, self)
+        dialog.finished_with.connect(self.panel.show_state)
+        self._scene_dialog = dialog
+        dialog.open()
 
     # -------------------------------------------------------------- settings
     def open_settings(self) -> None:

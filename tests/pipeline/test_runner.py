@@ -224,3 +224,26 @@ def test_system_event_goes_through_the_event_layer_and_moves_only_mood(service):
     assert result.reply == "Time to stretch!" and result.reminders[0]["text"] == "drink some water"
     roles = [t.role for t in turns(service)]
     assert roles[-2:] == ["system", "assistant"] and roles.count("user") == 1
+
+
+def test_first_meeting_event_fires_once_and_a_choice_is_recorded(service):
+    provider = Scripted(*(["Hi!\n" + BLOCK] * 3))
+    runner = runner_for(service, provider)
+    first = runner.run("Hello! Nice to meet you.")
+    assert first.event is not None and first.events[0]["id"] == first.event.id
+    state = service.complete_event(first.event, 0, T0)
+    assert first.event.id in state.completed_events
+    again = runner.run("How are you?")
+    assert again.event is None or again.event.id != first.event.id  # one-time events never repeat
+
+
+def test_system_events_never_fire_events(service):
+    provider = Scripted("Time!\n" + BLOCK)
+    result = runner_for(service, provider).run_system_event("Reminder: stretch")
+    assert result.event is None and result.events == []
+
+
+def test_companion_mode_fires_no_events(service):
+    service.set_mode("companion", T0)
+    result = runner_for(service, Scripted("Hi!\n" + BLOCK)).run("Hello!")
+    assert result.event is None
