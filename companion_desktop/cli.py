@@ -76,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_facts_parser(sub)
 
+    from companion_desktop.reminders_cli import add_parser as add_reminders_parser
+
+    add_reminders_parser(sub)
+
     export = sub.add_parser("export", help="write a save file (version 2.0)")
     export.add_argument("file", type=Path)
 

@@ -113,6 +113,12 @@ def cmd_facts(args: argparse.Namespace, now: datetime) -> int:
     return run_facts(args, now)
 
 
+def cmd_reminders(args: argparse.Namespace, now: datetime) -> int:
+    from companion_desktop.reminders_cli import run as run_reminders
+
+    return run_reminders(args, now)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "state": cmd_state,
     "relationship": cmd_relationship,
@@ -122,6 +128,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "avatar": cmd_avatar,
     "animations": cmd_animations,
     "facts": cmd_facts,
+    "reminders": cmd_reminders,
     "export": cmd_export,
     "import": cmd_import,
 }

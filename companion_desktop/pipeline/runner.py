@@ -28,7 +28,9 @@ from companion_desktop.engine.turn import TurnOutcome
 from companion_desktop.llm.base import CancelToken, ChatMessage, LlmError, Provider
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.memory import MemoryHooks, Recall, SimpleMemory, WorkingMemory
+from companion_desktop.engine.reminder_phrases import natural_reminder
 from companion_desktop.engine.session_summary import summarize_session
+from companion_desktop.pipeline.reminders import describe_delay
 from companion_desktop.storage import reminders as reminder_store
 from companion_desktop.storage import sessions as session_store
 from companion_desktop.storage import repository as repo
@@ -138,6 +140,11 @@ class TurnRunner:
             if done is not None:
                 after_commit.append(done)
             reminders.extend(self._store_reminders(session, parsed, now))
+            if not parsed.reminders:  # "remind me in 10 minutes to stretch" with no tag
+                fallback = natural_reminder(text)
+                if fallback is not None:
+                    parsed_fallback = ParsedReply(parsed.text, None, parsed.suggestion, False, (fallback,))
+                    reminders.extend(self._store_reminders(session, parsed_fallback, now))
 
         outcome = self.service.commit_user_turn(self.session_id, text, parsed.text, suggestion, now, also)
         for done in after_commit:
@@ -208,6 +215,11 @@ class TurnRunner:
             rel = (repo.load_familiarity(session) or Familiarity()) if tracking else None
             budget = memory_budget(settings.context_window, settings.context_scaling)
             recall = self.memory.retrieve(session, text, budget.facts, state, now)
+            pending = reminder_store.pending_reminders(session)
+        next_reminder = None
+        if pending:
+            seconds = max(0.0, (pending[0].trigger_at - now).total_seconds())
+            next_reminder = f"{describe_delay(seconds)}: {pending[0].content}"
         avatar = avatar_layer(self.animations()) if self.animations is not None else None
         context = PromptContext(
             state=state,
@@ -217,7 +229,7 @@ class TurnRunner:
             relevant_facts=tuple(recall.facts),
             triggered_memories=tuple(recall.triggered),
             last_session_summary=recall.last_session_summary,
-            next_reminder=None,
+            next_reminder=next_reminder,
             optional_layers={**({"avatar": avatar} if avatar else {}),
                              **({"event": event} if event else {})},
             animations_enabled=bool(avatar),

@@ -35,6 +35,19 @@ class _Worker(QObject):
     def on_text(self, visible: str) -> None:
         self.text.emit(visible)
 
+    job_done = Signal(object, object)  # (callback, result or None)
+
+    @Slot(object, object)
+    def run_job(self, job: object, callback: object) -> None:
+        """Any pipeline work that must not overlap a turn (a fired reminder)."""
+        try:
+            result = job()
+        except (LlmError, StorageError):
+            result = None
+        except Exception:  # noqa: BLE001 - a bug must not kill the thread
+            result = None
+        self.job_done.emit(callback, result)
+
     @Slot(str)
     def run_turn(self, message: str) -> None:
         try:
@@ -61,6 +74,7 @@ class TurnController(QObject):
     failed = Signal(str, bool)
     busy_changed = Signal(bool)
     _request = Signal(str)
+    _job = Signal(object, object)
 
     def __init__(self, runner: TurnRunner, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -70,6 +84,8 @@ class TurnController(QObject):
         self._worker = _Worker(runner)
         self._worker.moveToThread(self._thread)
         self._request.connect(self._worker.run_turn)
+        self._job.connect(self._worker.run_job)
+        self._worker.job_done.connect(self._job_finished)
         self._worker.phase.connect(self.phase)
         self._worker.text.connect(self.text)
         self._worker.done.connect(self._finished_ok)
@@ -94,6 +110,19 @@ class TurnController(QObject):
         self.started.emit(message, retry)
         self._request.emit(message)
         return True
+
+    def run_job(self, job, callback) -> bool:  # noqa: ANN001
+        """Run ``job()`` on the pipeline thread when no turn runs; ``callback(result)``
+        follows on this thread. False (nothing started) while busy."""
+        if self._busy:
+            return False
+        self._set_busy(True)
+        self._job.emit(job, callback)
+        return True
+
+    def _job_finished(self, callback, result) -> None:  # noqa: ANN001
+        self._set_busy(False)
+        callback(result)
 
     def stop(self) -> None:
         self._worker.cancel.cancel()

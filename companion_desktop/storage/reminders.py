@@ -42,3 +42,43 @@ def pending_reminders(session: Session) -> list[ReminderRecord]:
 def all_reminders(session: Session) -> list[ReminderRecord]:
     """Every reminder, soonest first."""
     return [_record(r) for r in session.scalars(select(ReminderRow).order_by(ReminderRow.trigger_at))]
+
+
+def due_reminders(session: Session, now: datetime) -> list[ReminderRecord]:
+    """Reminders not fired yet whose ``trigger_at`` has passed (missed ones included), soonest first."""
+    rows = session.scalars(
+        select(ReminderRow)
+        .where(ReminderRow.executed.is_(False), ReminderRow.trigger_at <= now)
+        .order_by(ReminderRow.trigger_at, ReminderRow.id)
+    )
+    return [_record(row) for row in rows]
+
+
+def mark_executed(session: Session, reminder_id: int, now: datetime) -> bool:
+    """Mark a reminder fired; False when it does not exist or had already fired."""
+    row = session.get(ReminderRow, reminder_id)
+    if row is None or row.executed:
+        return False
+    row.executed = True
+    session.flush()
+    return True
+
+
+def dismiss(session: Session, reminder_id: int) -> bool:
+    """Record that the user closed a fired reminder; False when it does not exist."""
+    row = session.get(ReminderRow, reminder_id)
+    if row is None:
+        return False
+    row.dismissed = True
+    session.flush()
+    return True
+
+
+def undismissed_fired(session: Session) -> list[ReminderRecord]:
+    """Fired reminders the user has not closed yet, oldest first."""
+    rows = session.scalars(
+        select(ReminderRow)
+        .where(ReminderRow.executed.is_(True), ReminderRow.dismissed.is_(False))
+        .order_by(ReminderRow.trigger_at, ReminderRow.id)
+    )
+    return [_record(row) for row in rows]

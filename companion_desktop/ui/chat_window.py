@@ -327,6 +327,14 @@ class ChatWindow(QMainWindow):
             self._reconnect_after_turn = False
             self.reconnect()
 
+    def show_system_turn(self, notice: str, reply: str) -> None:
+        """A machine-generated turn (a fired reminder): the event, then her words."""
+        self.transcript.add_day(self.clock().date())
+        self.transcript.add_notice(notice)
+        if reply.strip():
+            self.transcript.add_her(reply)
+        self.refresh()
+
     def play_event(self, event) -> None:  # noqa: ANN001 - engine.events.EventDefinition
         """A moment fired: show its scene; the choice is recorded by the scene window."""
         from companion_desktop.ui.scene import SceneDialog

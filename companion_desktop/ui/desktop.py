@@ -21,7 +21,9 @@ from companion_desktop.pipeline.runner import TurnResult
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import AvatarSettings, DisplaySettings, load_settings, save_settings
 from companion_desktop.ui.avatar_host import AvatarHost
+from companion_desktop.pipeline.reminders import ReminderService
 from companion_desktop.ui.overlay import OverlayWindow
+from companion_desktop.ui.reminder_poller import ReminderPoller
 
 log = logging.getLogger(__name__)
 TALK_HZ = 6.0  # mouth movements per second while text streams (until real lip sync)
@@ -52,6 +54,13 @@ class Desktop(QObject):
         self.rewire()
         host.model_changed.connect(self._on_model)
         self._on_model()
+        self.reminders = ReminderService(service.db, backend.clock)
+        self.poller = ReminderPoller(
+            self.reminders, self._fire_reminder, notify=self._notify,
+            windows_visible=lambda: self.chat.isVisible() or self.overlay.isVisible(),
+        )
+        self.poller.fired.connect(self._reminder_fired)
+        self.poller.start()  # also surfaces reminders missed while the app was closed
 
     # ------------------------------------------------------------ conversation
     def send(self, text: str) -> bool:
@@ -139,6 +148,26 @@ class Desktop(QObject):
         director = self.host.director
         if director is not None and not (director.talking or director.thinking):
             director.back_to_idle()
+
+    # ------------------------------------------------------------ reminders
+    def _fire_reminder(self, record, done) -> None:  # noqa: ANN001
+        """Run the reminder's system event on the pipeline thread (after any turn)."""
+        controller, runner = self.backend.controller, self.backend.runner
+        if controller is None or runner is None or not self.backend.ready:
+            done(None)  # no model yet: it stays pending and fires later
+            return
+        started = controller.run_job(lambda: self.reminders.fire(record, runner),
+                                     lambda result: done(result.reply if result else None))
+        if not started:
+            done(None)
+
+    def _reminder_fired(self, record, reply: str) -> None:  # noqa: ANN001
+        self.overlay.on_done(reply)
+        self.chat.show_system_turn(f"⏰ Reminder: {record.content}", reply)
+
+    def _notify(self, title: str, text: str) -> None:
+        if self.tray is not None:
+            self.tray.showMessage(title, text)
 
     # ------------------------------------------------------------ windows
     def show_chat(self) -> None:

@@ -247,3 +247,15 @@ def test_companion_mode_fires_no_events(service):
     service.set_mode("companion", T0)
     result = runner_for(service, Scripted("Hi!\n" + BLOCK)).run("Hello!")
     assert result.event is None
+
+
+def test_natural_reminder_fallback_and_next_reminder_in_the_prompt(service):
+    provider = Scripted("Sure, I will!\n" + BLOCK, "Hello again!\n" + BLOCK)
+    runner = runner_for(service, provider)
+    result = runner.run("remind me in 10 minutes to stretch")
+    assert result.reminders and result.reminders[0]["text"] == "stretch"
+    with service.db.read_session() as s:
+        pending = reminder_store.pending_reminders(s)
+    assert pending[0].trigger_at == T0 + timedelta(minutes=10)
+    runner.run("what's up?")
+    assert "in 10 minutes: stretch" in provider.calls[1][0]

@@ -203,3 +203,21 @@ def test_her_action_plays_as_an_emote_and_thinking_talking_follow_the_turn(deskt
     assert director.mixer.playing_emote and director.mixer.emote_clip.id == "wave"
     system = server.requests[-1]["messages"][0]["content"]
     assert "<avatar>" in system and "wave" in system
+
+
+def test_a_due_reminder_fires_as_a_system_event_in_both_windows(desktop, qtbot, server, service):
+    from datetime import timedelta
+
+    from companion_desktop.storage import reminders as store
+
+    with service.db.session() as session:
+        store.add_reminder(session, T0 - timedelta(minutes=1), "stretch your legs", T0 - timedelta(hours=1), None)
+    server.scripts.append(Script(reply_with_block("Time to stretch your legs!", affection_delta=5)))
+    desktop.poller.poll()
+    qtbot.waitUntil(lambda: any("stretch your legs" in n.text() for n in desktop.chat.transcript.notices()),
+                    timeout=15000)
+    assert "Time to stretch your legs!" in desktop.overlay.bubble.label.text()
+    with service.db.read_session() as session:
+        assert store.due_reminders(session, T0) == []  # fired, so not due again
+    prompt = server.requests[-1]["messages"][0]["content"]
+    assert "<event>" in prompt and "stretch your legs" in prompt
