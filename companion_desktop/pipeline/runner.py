@@ -30,6 +30,7 @@ from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.memory import MemoryHooks, Recall, SimpleMemory, WorkingMemory
 from companion_desktop.engine.reminder_phrases import natural_reminder
 from companion_desktop.engine.session_summary import summarize_session
+from companion_desktop.pipeline.moments import MomentGenerator
 from companion_desktop.pipeline.reminders import describe_delay
 from companion_desktop.storage import reminders as reminder_store
 from companion_desktop.storage import sessions as session_store
@@ -107,6 +108,7 @@ class TurnRunner:
         self.memory = memory or SimpleMemory()
         self.animations = animations  # enabled (id, description) pairs for the <avatar> layer
         self.rng = random.Random()  # event chance conditions
+        self.moments = MomentGenerator(service.db)  # written scenes, cached for this session
         self.working = WorkingMemory()
         now = clock()
         with service.db.session() as session:
@@ -150,6 +152,9 @@ class TurnRunner:
         for done in after_commit:
             done()
         event = self.service.due_event(state, outcome, now, self.rng)
+        if event is not None:
+            recent = [c for role, c in self.working.last(WorkingMemory.CAPACITY) if role == "user"]
+            event = self.moments.personalize(event, self.provider, outcome.state, [*recent[-3:], text], now)
         self.working.add("user", text)
         self.working.add("assistant", parsed.text)
         hooks.on_text(parsed.text)

@@ -327,10 +327,19 @@ class ChatWindow(QMainWindow):
             self._reconnect_after_turn = False
             self.reconnect()
 
-    def show_system_turn(self, notice: str, reply: str) -> None:
-        """A machine-generated turn (a fired reminder): the event, then her words."""
+    def show_system_turn(self, notice: str, reply: str, on_dismiss=None) -> None:  # noqa: ANN001
+        """A machine-generated turn (a fired reminder): the event, then her words.
+        ``on_dismiss`` adds a Dismiss button (the dismissal is stored)."""
         self.transcript.add_day(self.clock().date())
-        self.transcript.add_notice(notice)
+        holder: list = []
+
+        def dismiss() -> None:
+            on_dismiss()
+            for button in holder[0].buttons.values():
+                button.hide()
+
+        actions = [("Dismiss", dismiss)] if on_dismiss is not None else None
+        holder.append(self.transcript.add_notice(notice, "info", actions))
         if reply.strip():
             self.transcript.add_her(reply)
         self.refresh()

@@ -163,7 +163,8 @@ class Desktop(QObject):
 
     def _reminder_fired(self, record, reply: str) -> None:  # noqa: ANN001
         self.overlay.on_done(reply)
-        self.chat.show_system_turn(f"⏰ Reminder: {record.content}", reply)
+        self.chat.show_system_turn(f"⏰ Reminder: {record.content}", reply,
+                                   on_dismiss=lambda: self.reminders.dismiss(record.id))
 
     def _notify(self, title: str, text: str) -> None:
         if self.tray is not None:

@@ -89,7 +89,16 @@ def turns(service):
         return repository.recent_turns(s, 100)
 
 
+def no_moments(service):
+    """Events still fire, but their scenes are not written by the model (no extra call)."""
+    from companion_desktop.storage.settings import DisplaySettings, save_settings
+
+    with service.db.session() as s:
+        save_settings(s, DisplaySettings(personalized_moments=False))
+
+
 def test_turn_with_block(service):
+    no_moments(service)
     provider = Scripted("Hiking sounds wonderful! Where did you go?\n" + BLOCK)
     hooks = Hooks()
     result = runner_for(service, provider).run("I love hiking, it makes me so happy!", hooks)
@@ -108,6 +117,7 @@ def test_turn_with_block(service):
 
 
 def test_missing_block_uses_extraction(service):
+    no_moments(service)
     provider = Scripted("Oh no, that sounds hard.", json_reply={
         "mood_change": {"emotion": "sad", "intensity_delta": 5}, "affection_delta": 2})
     result = runner_for(service, provider).run("My cat is sick and I'm worried.")

@@ -221,3 +221,7 @@ def test_a_due_reminder_fires_as_a_system_event_in_both_windows(desktop, qtbot, 
         assert store.due_reminders(session, T0) == []  # fired, so not due again
     prompt = server.requests[-1]["messages"][0]["content"]
     assert "<event>" in prompt and "stretch your legs" in prompt
+    notice = next(n for n in desktop.chat.transcript.notices() if "stretch your legs" in n.text())
+    notice.buttons["Dismiss"].click()
+    with service.db.read_session() as session:
+        assert [r.dismissed for r in store.all_reminders(session)] == [True]
