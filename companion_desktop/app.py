@@ -63,6 +63,8 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     backend = ChatBackend(service, clock, animations=animations.enabled_for_prompt,
                           memory=FactMemory(facts))
     memory_worker = MemoryWorker(facts)
+    memory_timer = QTimer(singleShot=True, interval=MEMORY_DELAY_MS)
+    memory_timer.timeout.connect(memory_worker.restart)
     host = _avatar_host(db, animations)
     if software:
         from companion_desktop.ui import avatar_host
@@ -80,9 +82,10 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         window.show()
         if _overlay_visible(db):
             desktop.overlay.show()
-        QTimer.singleShot(MEMORY_DELAY_MS, memory_worker.restart)  # after the window shows
+        memory_timer.start()  # the model loads once the window is up
         return app.exec()
     finally:
+        memory_timer.stop()
         memory_worker.stop()
         backend.shutdown()
         db.close()

@@ -35,6 +35,9 @@ class MemoryWorker(QThread):
         if not self.isRunning():
             self.start(QThread.Priority.LowPriority)
 
-    def stop(self, wait_ms: int = 10000) -> None:
+    def stop(self) -> None:
+        """Ask the backfill to stop and wait for the thread (a model load in progress
+        finishes first: it cannot be interrupted, and a running QThread must not be
+        destroyed)."""
         self.requestInterruption()
-        self.wait(wait_ms)
+        self.wait()

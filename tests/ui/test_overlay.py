@@ -201,7 +201,7 @@ def test_her_action_plays_as_an_emote_and_thinking_talking_follow_the_turn(deskt
     qtbot.waitUntil(lambda: not desktop.chat.busy and desktop.chat.pending is None, timeout=15000)
     assert not director.talking
     assert director.mixer.playing_emote and director.mixer.emote_clip.id == "wave"
-    system = server.requests[-1]["messages"][0]["content"]
+    system = [r for r in server.requests if r.get("stream")][-1]["messages"][0]["content"]
     assert "<avatar>" in system and "wave" in system
 
 
@@ -219,7 +219,7 @@ def test_a_due_reminder_fires_as_a_system_event_in_both_windows(desktop, qtbot, 
     assert "Time to stretch your legs!" in desktop.overlay.bubble.label.text()
     with service.db.read_session() as session:
         assert store.due_reminders(session, T0) == []  # fired, so not due again
-    prompt = server.requests[-1]["messages"][0]["content"]
+    prompt = [r for r in server.requests if r.get("stream")][-1]["messages"][0]["content"]
     assert "<event>" in prompt and "stretch your legs" in prompt
     notice = next(n for n in desktop.chat.transcript.notices() if "stretch your legs" in n.text())
     notice.buttons["Dismiss"].click()
