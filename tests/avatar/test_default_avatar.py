@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from companion_desktop.avatar.vrm.model import PRESET_EXPRESSIONS
+
 ROOT = Path(__file__).resolve().parents[2]
 AVATAR = ROOT / "resources" / "avatar" / "hana.vrm"
 GENERATOR = ROOT / "tools" / "make_default_avatar.py"
@@ -40,26 +42,7 @@ PARENTS = {
     **{f"{s}IndexDistal": f"{s}IndexIntermediate" for s in ("left", "right")},
     **{f"{s}ThumbDistal": f"{s}ThumbProximal" for s in ("left", "right")},
 }  # fmt: skip
-PRESETS = (
-    "happy",
-    "angry",
-    "sad",
-    "relaxed",
-    "surprised",
-    "aa",
-    "ih",
-    "ou",
-    "ee",
-    "oh",
-    "blink",
-    "blinkLeft",
-    "blinkRight",
-    "lookUp",
-    "lookDown",
-    "lookLeft",
-    "lookRight",
-    "neutral",
-)
+PRESETS = PRESET_EXPRESSIONS  # the VRM 1.0 presets, as the runtime knows them
 _DTYPE = {5126: "<f4", 5123: "<u2", 5125: "<u4", 5121: "u1"}
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 
