@@ -12,15 +12,65 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-Role = Literal["user", "assistant"]
+Role = Literal["user", "assistant", "tool"]
+
+#: Image types every vision API accepts (anything else is converted before sending).
+WIRE_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """An image shown with a user message: encoded bytes of one of WIRE_IMAGE_TYPES."""
+
+    mime_type: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A function the model may call: ``parameters`` is a JSON Schema object."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """The model asked to run ``name`` with ``arguments`` (already parsed JSON).
+
+    ``id`` is the provider's call id (Gemini has none: one is made up), used to pair
+    the result with the call.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What running a call gave back (text, already cut to the limit)."""
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
 
 
 @dataclass(frozen=True)
 class ChatMessage:
-    """One message of the conversation sent to the model (no system role here)."""
+    """One message of the conversation sent to the model (no system role here).
+
+    ``images`` ride on user messages; ``tool_calls`` on the assistant message of a
+    tool round; a ``tool`` message carries ``tool_results`` answering those calls.
+    """
 
     role: Role
     content: str
+    images: tuple[ImagePart, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -145,6 +195,18 @@ class Provider(Protocol):
         self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
     ) -> Iterator[str]:
         """Yield reply text chunks as they arrive; raises LlmError subclasses."""
+        ...
+
+    def stream_round(
+        self,
+        system: str,
+        messages: list[ChatMessage],
+        tools: list[ToolSpec],
+        cancel: CancelToken | None = None,
+    ) -> Iterator[str | ToolCall]:
+        """One streamed request offering ``tools``: yields text pieces as they arrive and
+        each complete ToolCall the model made (after its text). With no tools it is
+        stream_chat."""
         ...
 
     def complete_json(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from datetime import datetime, timezone
-from typing import ClassVar, TypeVar
+from typing import ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Text, cast, select
@@ -71,6 +71,57 @@ class AvatarSettings(SettingsSection):
     click_through: bool = True
     scale: float = Field(default=1.0, ge=0.4, le=3.0)
     positions: dict[str, tuple[int, int]] = Field(default_factory=dict)
+
+
+class ImageSettings(SettingsSection):
+    """Showing her photos: the provider ids whose first-photo privacy notice was shown."""
+
+    SECTION: ClassVar[str] = "images"
+    privacy_noticed: list[str] = Field(default_factory=list)
+
+
+class VoiceSettings(SettingsSection):
+    """Settings > Voice. ``backend`` "espeak" (offline espeak-ng) or "openai" (any
+    OpenAI-compatible ``/v1/audio/speech`` at ``base_url``; its key is in the keyring
+    under :data:`VOICE_KEY_ID`). ``voice`` None is the backend's default voice.
+    ``rate`` multiplies the speaking speed (0.5-2.0)."""
+
+    SECTION: ClassVar[str] = "voice"
+    enabled: bool = False
+    backend: Literal["espeak", "openai"] = "espeak"
+    voice: str | None = None
+    base_url: str | None = None
+    model: str = "tts-1"
+    rate: float = Field(default=1.0, ge=0.5, le=2.0)
+
+
+#: The keyring entry of the speech server's API key.
+VOICE_KEY_ID = "voice"
+
+
+class McpServerEntry(BaseModel):
+    """One MCP server. stdio: ``command`` + ``args`` (+ environment); http: ``url``
+    (streamable HTTP) + headers. Environment and header *values* are secrets and live
+    in the keyring; only their names are stored here. ``ask_tools`` names the tools
+    that need the user's approval before each run."""
+
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(min_length=1, max_length=64)
+    transport: Literal["stdio", "http"] = "stdio"
+    command: str = ""
+    args: list[str] = Field(default_factory=list)
+    env_names: list[str] = Field(default_factory=list)
+    url: str = ""
+    header_names: list[str] = Field(default_factory=list)
+    enabled: bool = True
+    ask_tools: list[str] = Field(default_factory=list)
+
+
+class McpSettings(SettingsSection):
+    """Settings > Tools (MCP): the configured servers, in the user's order."""
+
+    SECTION: ClassVar[str] = "mcp"
+    servers: list[McpServerEntry] = Field(default_factory=list)
 
 
 S = TypeVar("S", bound=SettingsSection)
