@@ -4,6 +4,11 @@
 prompt is a top-level field. Streaming is an event stream: ``message_start``,
 ``content_block_start``/``_delta``/``_stop``, ``message_delta``, ``message_stop``,
 ``ping`` and ``error``. Only ``text_delta`` deltas are text; thinking is ignored.
+
+A tool call is a ``tool_use`` block: ``content_block_start`` gives its id and name,
+``input_json_delta`` deltas carry ``partial_json`` fragments of its input, and
+``content_block_stop`` ends it (the message's ``stop_reason`` is "tool_use"). Calls
+are yielded after the text, at ``message_stop``, in block order.
 """
 
 from __future__ import annotations
@@ -19,11 +24,19 @@ from companion_desktop.llm.base import (
     ChatMessage,
     InvalidReplyError,
     ProviderConfig,
+    ToolCall,
+    ToolSpec,
 )
-from companion_desktop.llm.content import JSON_INSTRUCTION, extract_json_object, merge_turns
+from companion_desktop.llm.content import (
+    JSON_INSTRUCTION,
+    anthropic_messages,
+    extract_json_object,
+    merge_turns,
+)
 from companion_desktop.llm.errors import broken, error_for_stream_event
 from companion_desktop.llm.provider_base import HttpProvider, check_cancel
 from companion_desktop.llm.sse import iter_sse
+from companion_desktop.llm.tool_wire import ToolCallAssembler, anthropic_tools
 
 DEFAULT_BASE_URL = "https://api.anthropic.com/v1"
 API_VERSION = "2023-06-01"
@@ -50,18 +63,20 @@ class AnthropicProvider(HttpProvider):
         return headers
 
     def messages_body(
-        self, system: str, messages: list[ChatMessage], stream: bool
+        self, system: str, messages: list[ChatMessage], stream: bool,
+        tools: list[ToolSpec] | None = None,
     ) -> dict[str, Any]:
-        """The request body: alternating turns starting with the user, ``system`` on top.
-        ``temperature`` is clamped to Anthropic's range 0..1."""
-        turns = merge_turns(messages)
+        """The request body: alternating turns starting with the user, ``system`` on top,
+        ``tools`` only when there are any. ``temperature`` is clamped to 0..1."""
         body: dict[str, Any] = {
             "model": self.config.model,
             "max_tokens": self.config.max_tokens,
-            "messages": [{"role": m.role, "content": m.content} for m in turns],
+            "messages": anthropic_messages(messages),
         }
         if system:
             body["system"] = system
+        if tools:
+            body["tools"] = anthropic_tools(tools)
         if self.config.temperature is not None:
             body["temperature"] = min(1.0, max(0.0, self.config.temperature))
         if stream:
@@ -72,8 +87,21 @@ class AnthropicProvider(HttpProvider):
         self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
     ) -> Iterator[str]:
         """Yield reply text pieces (``text_delta``) until ``message_stop``."""
-        payload = self.messages_body(system, messages, stream=True)
+        for piece in self.stream_round(system, messages, [], cancel):
+            if isinstance(piece, str):
+                yield piece
+
+    def stream_round(
+        self,
+        system: str,
+        messages: list[ChatMessage],
+        tools: list[ToolSpec],
+        cancel: CancelToken | None = None,
+    ) -> Iterator[str | ToolCall]:
+        """Yield text pieces as they arrive, then the complete ``tool_use`` calls."""
+        payload = self.messages_body(system, messages, stream=True, tools=tools)
         url = f"{self.base_url}/messages"
+        calls = ToolCallAssembler()
         with self.open("POST", url, json_body=payload, cancel=cancel) as body:
             stopped = False
             for event in iter_sse(body):
@@ -89,9 +117,12 @@ class AnthropicProvider(HttpProvider):
                 if text:
                     yield text
                     check_cancel(cancel)
+                _track_tool_use(kind, data, calls)
             if not stopped:
                 raise broken("the stream ended before message_stop")
             body.finish()
+        check_cancel(cancel)
+        yield from calls.calls()
 
     def complete_json(
         self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
@@ -136,6 +167,22 @@ class AnthropicProvider(HttpProvider):
         if not isinstance(data, dict):
             raise broken(f"{self.name} sent an unexpected event")
         return data
+
+
+def _track_tool_use(kind: str, data: dict[str, Any], calls: ToolCallAssembler) -> None:
+    """Feed a ``tool_use`` block's start (id, name, initial input) and its
+    ``input_json_delta`` fragments to ``calls``, keyed by the block index."""
+    index = data.get("index")
+    if not isinstance(index, int) or isinstance(index, bool):
+        return
+    if kind == "content_block_start":
+        block = data.get("content_block") or {}
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            calls.start(index, block.get("id"), block.get("name"), block.get("input"))
+    elif kind == "content_block_delta":
+        delta = data.get("delta") or {}
+        if isinstance(delta, dict) and delta.get("type") == "input_json_delta":
+            calls.add(index, delta.get("partial_json"))
 
 
 def _event_text(kind: str, data: dict[str, Any]) -> str:

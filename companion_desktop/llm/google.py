@@ -5,11 +5,18 @@ each ``data:`` event is a GenerateContentResponse whose
 ``candidates[0].content.parts[].text`` carries text (parts with ``thought: true`` are
 skipped). The last one has a ``finishReason``. Blocked prompts and replies raise
 BadRequestError saying so.
+
+Tool calls arrive whole, as ``functionCall`` parts (``name``, ``args``, sometimes
+``id``; none given: one is made up) whose part may carry a ``thoughtSignature``. The
+provider remembers, per call id, whether the id was Gemini's and the signature, and
+sends both back with the call in later requests (Gemini 3 refuses function calls
+without their signature). Calls are yielded after the text, in part order.
 """
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,19 +29,37 @@ from companion_desktop.llm.base import (
     InvalidReplyError,
     ProviderConfig,
     StreamBrokenError,
+    ToolCall,
+    ToolSpec,
 )
-from companion_desktop.llm.content import extract_json_object, merge_turns, with_json_instruction
+from companion_desktop.llm.content import (
+    GeminiCallNote,
+    extract_json_object,
+    gemini_contents,
+    with_json_instruction,
+)
 from companion_desktop.llm.errors import broken, error_for_stream_event
 from companion_desktop.llm.provider_base import HttpProvider, check_cancel
 from companion_desktop.llm.sse import iter_sse
+from companion_desktop.llm.tool_wire import (
+    MAX_NAME_CHARS,
+    MAX_TOOL_CALLS,
+    gemini_tools,
+    make_call_id,
+    parse_arguments,
+)
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 #: Finish reasons meaning the reply was withheld rather than completed.
 BLOCKED_REASONS = frozenset(
     {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 )
+#: Finish reasons meaning the model failed to form a tool call.
+TOOL_FAILURE_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
 #: Most pages of models fetched by list_models (each up to 1000 models).
 MAX_MODEL_PAGES = 10
+#: How many calls' ids and thought signatures are remembered (oldest forgotten first).
+MAX_CALL_NOTES = 512
 
 
 class GoogleProvider(HttpProvider):
@@ -46,6 +71,7 @@ class GoogleProvider(HttpProvider):
         self, config: ProviderConfig, client: httpx.Client, name: str = "Google Gemini"
     ) -> None:
         super().__init__(config, client, name)
+        self._notes: OrderedDict[str, GeminiCallNote] = OrderedDict()
 
     def auth_headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self.config.api_key} if self.config.api_key else {}
@@ -56,13 +82,12 @@ class GoogleProvider(HttpProvider):
         return "models/" + self.config.model.removeprefix("models/")
 
     def generate_body(
-        self, system: str, messages: list[ChatMessage], json_mode: bool = False
+        self, system: str, messages: list[ChatMessage], json_mode: bool = False,
+        tools: list[ToolSpec] | None = None,
     ) -> dict[str, Any]:
-        """``contents`` (roles user/model), ``systemInstruction``, ``generationConfig``."""
-        contents = [
-            {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]}
-            for m in merge_turns(messages)
-        ]
+        """``contents`` (roles user/model), ``systemInstruction``, ``generationConfig``,
+        and ``tools`` only when there are any."""
+        contents = gemini_contents(messages, self._notes)
         config: dict[str, Any] = {}
         if self.config.temperature is not None:
             config["temperature"] = self.config.temperature
@@ -73,30 +98,58 @@ class GoogleProvider(HttpProvider):
         body: dict[str, Any] = {"contents": contents, "generationConfig": config}
         if system:
             body["systemInstruction"] = {"parts": [{"text": system}]}
+        if tools:
+            body["tools"] = gemini_tools(tools)
         return body
 
     def stream_chat(
         self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
     ) -> Iterator[str]:
         """Yield reply text pieces until a candidate carries its ``finishReason``."""
+        for piece in self.stream_round(system, messages, [], cancel):
+            if isinstance(piece, str):
+                yield piece
+
+    def stream_round(
+        self,
+        system: str,
+        messages: list[ChatMessage],
+        tools: list[ToolSpec],
+        cancel: CancelToken | None = None,
+    ) -> Iterator[str | ToolCall]:
+        """Yield text pieces as they arrive, then the ``functionCall`` parts as calls."""
         url = f"{self.base_url}/{self.model_path}:streamGenerateContent"
-        payload = self.generate_body(system, messages)
+        payload = self.generate_body(system, messages, tools=tools)
         params = {"alt": "sse"}
+        found: list[tuple[ToolCall, GeminiCallNote]] = []
         with self.open("POST", url, json_body=payload, params=params, cancel=cancel) as body:
             finished = False
             try:
                 for event in iter_sse(body):
                     check_cancel(cancel)
-                    text, reason = self._read_chunk(self._event_json(event.data))
+                    chunk = self._event_json(event.data)
+                    text, reason = self._read_chunk(chunk)
                     if text:
                         yield text
                         check_cancel(cancel)
+                    _collect_calls(chunk, found)
                     finished = finished or bool(reason)
             except StreamBrokenError:
                 if not finished:
                     raise
             if not finished:
                 raise broken("the stream ended before a finish reason")
+        check_cancel(cancel)
+        yield from self._remember(found)
+
+    def _remember(self, found: list[tuple[ToolCall, GeminiCallNote]]) -> list[ToolCall]:
+        """The calls, each one's note kept for later requests (the newest 512)."""
+        for call, note in found:
+            self._notes[call.id] = note
+            self._notes.move_to_end(call.id)
+        while len(self._notes) > MAX_CALL_NOTES:
+            self._notes.popitem(last=False)
+        return [call for call, _ in found]
 
     def complete_json(
         self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
@@ -162,9 +215,42 @@ class GoogleProvider(HttpProvider):
             raise BadRequestError(
                 f"{self.name} withheld the reply ({reason}): try rewording the message."
             )
+        if reason in TOOL_FAILURE_REASONS:
+            raise InvalidReplyError(
+                f"{self.name} could not form a tool call ({reason}); try again."
+            )
         parts = (candidate.get("content") or {}).get("parts") or []
         text = "".join(
             p["text"] for p in parts
             if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")
         )
         return text, reason if isinstance(reason, str) and reason else None
+
+
+def _collect_calls(chunk: Any, found: list[tuple[ToolCall, GeminiCallNote]]) -> None:
+    """Append the chunk's ``functionCall`` parts to ``found`` as calls with their notes
+    (whether the id is Gemini's, the part's ``thoughtSignature``); at most
+    MAX_TOOL_CALLS in all."""
+    if isinstance(chunk, list) and chunk:
+        chunk = chunk[0]
+    candidates = chunk.get("candidates") if isinstance(chunk, dict) else None
+    if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
+        return
+    content = candidates[0].get("content")
+    parts = content.get("parts") if isinstance(content, dict) else None
+    for part in parts if isinstance(parts, list) else []:
+        call = part.get("functionCall") if isinstance(part, dict) else None
+        if not isinstance(call, dict) or len(found) >= MAX_TOOL_CALLS:
+            continue
+        given_id = call.get("id")
+        native = isinstance(given_id, str) and bool(given_id)
+        name = call.get("name") if isinstance(call.get("name"), str) else ""
+        signature = part.get("thoughtSignature") or call.get("thoughtSignature")
+        found.append((
+            ToolCall(
+                id=given_id[:MAX_NAME_CHARS] if native else make_call_id(),
+                name=name[:MAX_NAME_CHARS],
+                arguments=parse_arguments(call.get("args")),
+            ),
+            GeminiCallNote(native, signature if isinstance(signature, str) else None),
+        ))

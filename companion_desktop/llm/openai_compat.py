@@ -5,11 +5,17 @@ Ollama, LM Studio, llama.cpp, vLLM and any server speaking the same API).
 ``choices[0].delta.content`` in ``data:`` events ending with ``data: [DONE]``.
 Reasoning deltas (``reasoning_content``, ``reasoning``) are ignored. A server that
 answers a streamed request with one JSON body is read as such.
+
+Tool calls stream as ``choices[0].delta.tool_calls[]`` pieces: ``index``, then ``id``
+and ``function.name`` once, and ``function.arguments`` text in fragments joined per
+index (``finish_reason`` "tool_calls"); a whole reply carries ``message.tool_calls``.
+They are yielded after the text, once the reply is complete (see ``llm.tool_wire``).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -24,12 +30,21 @@ from companion_desktop.llm.base import (
     LlmError,
     ProviderConfig,
     StreamBrokenError,
+    ToolCall,
+    ToolSpec,
 )
-from companion_desktop.llm.content import extract_json_object, with_json_instruction
+from companion_desktop.llm.content import (
+    extract_json_object,
+    openai_messages,
+    with_json_instruction,
+)
 from companion_desktop.llm.errors import broken, error_for_stream_event
 from companion_desktop.llm.provider_base import HttpProvider, check_cancel
 from companion_desktop.llm.sse import iter_sse
+from companion_desktop.llm.tool_wire import ToolCallAssembler, openai_tools
 from companion_desktop.llm.transport import BodyStream
+
+log = logging.getLogger("companion_desktop.llm")
 
 #: Sent to OpenRouter so it can name the app (its attribution headers).
 APP_TITLE = "companion-desktop"
@@ -65,11 +80,16 @@ class OpenAICompatProvider(HttpProvider):
         return headers
 
     # -- chat ---------------------------------------------------------------------------
-    def chat_body(self, system: str, messages: list[ChatMessage], stream: bool) -> dict[str, Any]:
-        """The request body; ``max_tokens`` and ``temperature`` as configured."""
-        wire = [{"role": "system", "content": system}] if system else []
-        wire += [{"role": m.role, "content": m.content} for m in messages]
+    def chat_body(
+        self, system: str, messages: list[ChatMessage], stream: bool,
+        tools: list[ToolSpec] | None = None,
+    ) -> dict[str, Any]:
+        """The request body; ``max_tokens`` and ``temperature`` as configured, ``tools``
+        only when there are any."""
+        wire = openai_messages(system, messages)
         body: dict[str, Any] = {"model": self.config.model, "messages": wire, "stream": stream}
+        if tools:
+            body["tools"] = openai_tools(tools)
         if self.config.temperature is not None:
             body["temperature"] = self.config.temperature
         if self.config.max_tokens:
@@ -80,9 +100,22 @@ class OpenAICompatProvider(HttpProvider):
         self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
     ) -> Iterator[str]:
         """Yield reply text pieces as they arrive."""
-        body = self._post(self.chat_body(system, messages, stream=True), cancel)
+        for piece in self.stream_round(system, messages, [], cancel):
+            if isinstance(piece, str):
+                yield piece
+
+    def stream_round(
+        self,
+        system: str,
+        messages: list[ChatMessage],
+        tools: list[ToolSpec],
+        cancel: CancelToken | None = None,
+    ) -> Iterator[str | ToolCall]:
+        """Yield text pieces as they arrive, then the complete tool calls in index order.
+        A server refusing tools (no tool support) is asked again without them."""
+        body = self._post(self.chat_body(system, messages, stream=True, tools=tools), cancel)
         with body:
-            yield from self._read_reply(body, cancel)
+            yield from self._read_round(body, cancel)
 
     def complete_json(
         self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
@@ -107,12 +140,22 @@ class OpenAICompatProvider(HttpProvider):
         raise BadRequestError(f"{self.name} refused every form of the request.")
 
     def _read_reply(self, body: BodyStream, cancel: CancelToken | None) -> Iterator[str]:
+        for piece in self._read_round(body, cancel):
+            if isinstance(piece, str):
+                yield piece
+
+    def _read_round(
+        self, body: BodyStream, cancel: CancelToken | None
+    ) -> Iterator[str | ToolCall]:
+        calls = ToolCallAssembler()
         if body.content_type == "application/json":
             data = _loads(body.read(), self.name)
             self._raise_error_in(data)
             text = _message_text(data)
             if text:
                 yield text
+            _add_tool_calls(data["choices"][0].get("message"), calls)
+            yield from calls.calls()
             return
         done = finished = False
         try:
@@ -129,16 +172,19 @@ class OpenAICompatProvider(HttpProvider):
                 if text:
                     yield text
                     check_cancel(cancel)
+                _add_tool_calls(choice.get("delta"), calls)
                 if choice.get("finish_reason"):
                     finished = True
         except StreamBrokenError:
             if not finished:
                 raise
-            return
-        if done:
-            body.finish()
-        elif not finished:
-            raise broken("the stream ended before its end marker")
+        else:
+            if done:
+                body.finish()
+            elif not finished:
+                raise broken("the stream ended before its end marker")
+        check_cancel(cancel)
+        yield from calls.calls()
 
     def _raise_error_in(self, data: Any) -> None:
         if not isinstance(data, dict):
@@ -168,14 +214,22 @@ class OpenAICompatProvider(HttpProvider):
         return list(dict.fromkeys(ids))
 
 
+#: Words of a 400 saying the server or model cannot take ``tools`` at all.
+_NO_TOOLS_WORDS = ("support", "enable", "require", "jinja")
+
+
 def adjust_for_refusal(payload: dict[str, Any], message: str) -> dict[str, Any] | None:
     """The request changed to avoid what a 400 refused, or None when nothing fits:
-    ``max_tokens`` renamed ``max_completion_tokens``, ``temperature`` dropped (both
-    refused by some newer models), or ``response_format`` dropped (servers without
-    JSON mode)."""
+    ``tools`` dropped (models or servers without tool calling, e.g. "does not support
+    tools", llama.cpp's "requires --jinja"), ``max_tokens`` renamed
+    ``max_completion_tokens``, ``temperature`` dropped (both refused by some newer
+    models), or ``response_format`` dropped (servers without JSON mode)."""
     text = message.lower()
     changed = dict(payload)
-    if "max_tokens" in changed and "max_completion_tokens" in text:
+    if "tools" in changed and "tool" in text and any(w in text for w in _NO_TOOLS_WORDS):
+        log.warning("The server refused tools; asking again without them: %s", message[:200])
+        del changed["tools"]
+    elif "max_tokens" in changed and "max_completion_tokens" in text:
         changed["max_completion_tokens"] = changed.pop("max_tokens")
     elif "temperature" in changed and "temperature" in text and "support" in text:
         del changed["temperature"]
@@ -203,6 +257,26 @@ def _delta_text(choice: dict[str, Any]) -> str:
         return content
     text = choice.get("text")
     return text if isinstance(text, str) else ""
+
+
+def _add_tool_calls(part: Any, calls: ToolCallAssembler) -> None:
+    """Feed a delta's (or whole message's) ``tool_calls`` to ``calls``. An item
+    without ``index`` takes its place in the list; arguments already given as an
+    object (some local servers) are taken as they are."""
+    items = part.get("tool_calls") if isinstance(part, dict) else None
+    if not isinstance(items, list):
+        return
+    for position, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        function = item.get("function") if isinstance(item.get("function"), dict) else {}
+        index = item.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            index = position
+        arguments = function.get("arguments")
+        calls.start(index, item.get("id"), function.get("name"),
+                    arguments if isinstance(arguments, dict) else None)
+        calls.add(index, arguments)
 
 
 def _message_text(data: dict[str, Any]) -> str:

@@ -9,6 +9,11 @@
 
 Each stream_chat takes the next reply (a string, streamed in ``chunk_size`` pieces, or an
 LlmError to raise); complete_json likewise from ``json_replies``. Every call is recorded.
+
+stream_round takes the next reply too; a reply may also be a list of text pieces and
+ToolCall objects, which stream_round yields as they are (stream_chat only the text)::
+
+    Script(replies=[["Let me look.", ToolCall("c1", "weather", {"city": "Oslo"})], "Sunny!"])
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from companion_desktop.llm.base import (
     ChatMessage,
     LlmError,
     ProviderConfig,
+    ToolCall,
+    ToolSpec,
 )
 from companion_desktop.llm.registry import ProviderSpec, register, unregister
 
@@ -35,11 +42,15 @@ class Call:
     method: str
     system: str
     messages: list[ChatMessage]
+    tools: list[ToolSpec] = field(default_factory=list)
+
+
+Reply = str | LlmError | list[str | ToolCall]
 
 
 @dataclass
 class Script:
-    replies: list[str | LlmError] = field(default_factory=list)
+    replies: list[Reply] = field(default_factory=list)
     json_replies: list[dict[str, Any] | LlmError] = field(default_factory=list)
     models: list[str] = field(default_factory=lambda: ["fake-model"])
     chunk_size: int = 8
@@ -58,14 +69,34 @@ class ScriptedProvider:
         self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
     ) -> Iterator[str]:
         self.script.calls.append(Call("stream_chat", system, list(messages)))
+        for piece in self._play(cancel):
+            if isinstance(piece, str):
+                yield piece
+
+    def stream_round(
+        self,
+        system: str,
+        messages: list[ChatMessage],
+        tools: list[ToolSpec],
+        cancel: CancelToken | None = None,
+    ) -> Iterator[str | ToolCall]:
+        self.script.calls.append(Call("stream_round", system, list(messages), list(tools)))
+        yield from self._play(cancel)
+
+    def _play(self, cancel: CancelToken | None) -> Iterator[str | ToolCall]:
         reply = self.script.replies.pop(0) if self.script.replies else ""
         if isinstance(reply, LlmError):
             raise reply
+        pieces = [reply] if isinstance(reply, str) else list(reply)
         size = max(1, self.script.chunk_size)
-        for start in range(0, len(reply), size):
-            if cancel is not None and cancel.cancelled:
-                raise CancelledError("Stopped.")
-            yield reply[start : start + size]
+        for piece in pieces:
+            chunks = [piece] if isinstance(piece, ToolCall) else [
+                piece[start : start + size] for start in range(0, len(piece), size)
+            ]
+            for chunk in chunks:
+                if cancel is not None and cancel.cancelled:
+                    raise CancelledError("Stopped.")
+                yield chunk
 
     def complete_json(
         self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None

@@ -3,6 +3,17 @@
 OpenAI-compatible ``chat.completion.chunk`` events ending in ``data: [DONE]``,
 Anthropic's named Messages API events, Gemini's CRLF-separated ``alt=sse`` events, plus
 the matching non-streamed bodies, model lists and error bodies.
+
+Tool calls (for scripting a tool-calling server)::
+
+    calls = [("call_a", "weather", {"city": "Oslo"}), ("call_b", "time", "{}")]
+    openai_tool_call_events(calls, texts=["Let me check."])   # streamed, fragments split
+    openai_tool_call_completion(calls)                        # one JSON body
+    anthropic_tool_use_events(calls, texts=["Checking."])     # tool_use blocks
+    gemini_function_call_stream(calls, texts=["Sure."])       # functionCall parts
+
+Arguments are a dict (sent as JSON) or a string sent as it is (to script malformed
+JSON); ``pieces`` is how many fragments each call's argument text is cut into.
 """
 
 from __future__ import annotations
@@ -168,3 +179,125 @@ def gemini_models(models: dict[str, list[str]]) -> dict[str, Any]:
 
 def gemini_error(code: int, message: str, status: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "status": status}}
+
+
+# -- tool calls -------------------------------------------------------------------------
+#: A scripted call: (id, name, arguments as a dict or as raw argument text).
+ScriptedCall = tuple[str, str, "dict[str, Any] | str"]
+
+
+def argument_text(arguments: dict[str, Any] | str) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def split_text(text: str, pieces: int) -> list[str]:
+    """``text`` cut into ``pieces`` nearly equal fragments (no empty ones)."""
+    pieces = max(1, min(pieces, len(text))) if text else 1
+    step = -(-len(text) // pieces) if text else 1
+    return [text[i : i + step] for i in range(0, len(text), step)] or [""]
+
+
+def openai_tool_call_events(
+    calls: Sequence[ScriptedCall], *, texts: Sequence[str] = (), pieces: int = 3,
+    finish: str | None = "tool_calls", done: bool = True, model: str = "test-model",
+) -> list[str]:
+    """A streamed reply making ``calls`` after ``texts``: per call one delta with its
+    ``index``, ``id``, name and empty arguments, then the argument text in ``pieces``
+    fragments (index only), as OpenAI streams them."""
+    events = openai_stream(list(texts), finish=None, done=False, model=model)
+    for index, (call_id, name, arguments) in enumerate(calls):
+        first = {"index": index, "id": call_id, "type": "function",
+                 "function": {"name": name, "arguments": ""}}
+        events.append(sse(openai_chunk({"tool_calls": [first]}, model=model)))
+        for fragment in split_text(argument_text(arguments), pieces):
+            delta = {"tool_calls": [{"index": index, "function": {"arguments": fragment}}]}
+            events.append(sse(openai_chunk(delta, model=model)))
+    if finish:
+        events.append(sse(openai_chunk({}, finish, model=model)))
+    if done:
+        events.append(sse("[DONE]"))
+    return events
+
+
+def openai_tool_call_completion(
+    calls: Sequence[ScriptedCall], content: str | None = None, model: str = "test-model"
+) -> dict[str, Any]:
+    """A whole (non-streamed) chat completion whose message makes ``calls``."""
+    body = openai_completion(content or "", model)
+    choice = body["choices"][0]
+    choice["message"] = {"role": "assistant", "content": content, "tool_calls": [
+        {"id": i, "type": "function", "function": {"name": n, "arguments": argument_text(a)}}
+        for i, n, a in calls
+    ]}
+    choice["finish_reason"] = "tool_calls"
+    return body
+
+
+def anthropic_tool_use_events(
+    calls: Sequence[ScriptedCall], *, texts: Sequence[str] = (), pieces: int = 3,
+    stop: bool = True, model: str = "claude-test",
+) -> list[str]:
+    """The Messages API stream of a reply with a text block (when ``texts``) and one
+    ``tool_use`` block per call, its input in ``input_json_delta`` fragments;
+    ``stop_reason`` "tool_use"."""
+    events = anthropic_stream(list(texts), stop=False, model=model)
+    events = events[:-1] if texts else events[:1]  # drop message_delta (and an empty text)
+    first = 1 if texts else 0
+    for offset, (call_id, name, arguments) in enumerate(calls):
+        index = first + offset
+        block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+        events.append(sse({"type": "content_block_start", "index": index,
+                           "content_block": block}, "content_block_start"))
+        for fragment in split_text(argument_text(arguments), pieces):
+            delta = {"type": "input_json_delta", "partial_json": fragment}
+            events.append(sse({"type": "content_block_delta", "index": index,
+                               "delta": delta}, "content_block_delta"))
+        events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
+    events.append(sse({"type": "message_delta",
+                       "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                       "usage": {"output_tokens": 40}}, "message_delta"))
+    if stop:
+        events.append(sse({"type": "message_stop"}, "message_stop"))
+    return events
+
+
+def gemini_function_call_part(
+    name: str, args: Any, *, call_id: str | None = None, signature: str | None = None
+) -> dict[str, Any]:
+    """One ``functionCall`` part (``id`` and ``thoughtSignature`` only when given)."""
+    call: dict[str, Any] = {"name": name, "args": args}
+    if call_id:
+        call["id"] = call_id
+    part: dict[str, Any] = {"functionCall": call}
+    if signature:
+        part["thoughtSignature"] = signature
+    return part
+
+
+def gemini_function_call_chunk(
+    name: str, args: Any, *, call_id: str | None = None, signature: str | None = None,
+    finish: str | None = None,
+) -> dict[str, Any]:
+    """A GenerateContentResponse carrying one whole function call."""
+    part = gemini_function_call_part(name, args, call_id=call_id, signature=signature)
+    return gemini_chunk([part], finish)
+
+
+def gemini_function_call_stream(
+    calls: Sequence[ScriptedCall], *, texts: Sequence[str] = (), finish: str | None = "STOP",
+    signature: str | None = None, with_ids: bool = False,
+) -> list[str]:
+    """``alt=sse`` events: ``texts`` then one chunk per call (Gemini sends calls whole;
+    string arguments are parsed, as Gemini's ``args`` is an object). The first call's
+    part carries ``signature``; ids are sent only ``with_ids``."""
+    chunks = [gemini_chunk([{"text": t}]) for t in texts]
+    for n, (call_id, name, arguments) in enumerate(calls):
+        args = json.loads(arguments) if isinstance(arguments, str) else arguments
+        chunks.append(gemini_function_call_chunk(
+            name, args, call_id=call_id if with_ids else None,
+            signature=signature if n == 0 else None,
+        ))
+    if finish:
+        chunks = chunks or [gemini_chunk([{"text": ""}])]
+        chunks[-1]["candidates"][0]["finishReason"] = finish
+    return [sse(c, newline="\r\n") for c in chunks]
