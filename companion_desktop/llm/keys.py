@@ -104,3 +104,64 @@ def with_stored_key(config: ProviderConfig) -> ProviderConfig:
         return config
     key = get_key(config.provider_id)
     return replace(config, api_key=key) if key else config
+
+
+# --- MCP server secrets: environment and header values of configured servers ---------
+
+#: What an MCP secret is: a stdio server's environment variable or an HTTP header.
+MCP_SECRET_KINDS = ("env", "header")
+
+
+def mcp_username(server: str, kind: str, name: str) -> str:
+    """The keyring user name of one MCP secret: ``mcp:{server}:{kind}:{name}``."""
+    if kind not in MCP_SECRET_KINDS:
+        raise ValueError(f"unknown MCP secret kind {kind!r}")
+    return f"mcp:{server}:{kind}:{name}"
+
+
+def get_mcp_secret(server: str, kind: str, name: str) -> str | None:
+    """The stored value of env variable / header ``name`` of MCP ``server``, else None
+    (also None without a usable keyring). Never logged."""
+    user = mcp_username(server, kind, name)
+    if not keyring_available():
+        return None
+    try:
+        stored = keyring.get_password(SERVICE, user)
+    except Exception as error:  # noqa: BLE001 - any keyring failure reads as "not stored"
+        log.warning("keyring could not be read for %s (%s)", user, type(error).__name__)
+        return None
+    return (stored.strip() or None) if stored else None
+
+
+def set_mcp_secret(server: str, kind: str, name: str, value: str) -> None:
+    """Store ``value`` (trimmed; blank deletes it). KeyStoreError without a usable keyring."""
+    user = mcp_username(server, kind, name)
+    value = value.strip()
+    if not value:
+        delete_mcp_secret(server, kind, name)
+        return
+    if not keyring_available():
+        raise KeyStoreError("No system keyring is available to store MCP server secrets.")
+    try:
+        keyring.set_password(SERVICE, user, value)
+    except Exception as error:  # noqa: BLE001 - reported without the value
+        raise KeyStoreError(
+            f"The system keyring refused to store the value ({type(error).__name__})."
+        ) from None
+    log.info("stored %s in the system keyring", user)
+
+
+def delete_mcp_secret(server: str, kind: str, name: str) -> None:
+    """Remove one stored MCP secret (nothing stored is fine)."""
+    user = mcp_username(server, kind, name)
+    if not keyring_available():
+        raise KeyStoreError("No system keyring is available to store MCP server secrets.")
+    try:
+        keyring.delete_password(SERVICE, user)
+    except keyring.errors.PasswordDeleteError:
+        return
+    except Exception as error:  # noqa: BLE001 - reported without the value
+        raise KeyStoreError(
+            f"The system keyring refused to remove the value ({type(error).__name__})."
+        ) from None
+    log.info("removed %s from the system keyring", user)

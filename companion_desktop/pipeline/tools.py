@@ -1,0 +1,347 @@
+"""MCP tool rounds of a turn: offer the tools, run the calls the model makes, repeat.
+
+Provider-neutral: a provider's ``stream_round`` yields text pieces and complete
+:class:`ToolCall` objects (OpenAI-compatible, Anthropic and Gemini function calling
+alike); this module runs those calls through the :class:`McpHub` and feeds the results
+back. Limits: MAX_ROUNDS tool rounds, MAX_CALLS_PER_ROUND calls each, CALL_TIMEOUT_S
+per call, results cut at RESULT_CHAR_LIMIT characters. History is refit to the
+context window before every request. Tool names, arguments and results are model or
+server output: untrusted, bounded, never run without a matching configured tool.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from companion_desktop.engine.context_window import (
+    clamp_context_window,
+    estimate_tokens,
+    truncate_history,
+)
+from companion_desktop.engine.tool_security import tool_security_text
+from companion_desktop.llm.base import (
+    CancelledError,
+    CancelToken,
+    ChatMessage,
+    Provider,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
+from companion_desktop.llm.mcp_client import CallOutcome, McpHubClosed, McpServerError, McpTool
+
+log = logging.getLogger("companion_desktop.pipeline.tools")
+
+MAX_ROUNDS = 5
+MAX_CALLS_PER_ROUND = 8
+CALL_TIMEOUT_S = 15.0
+RESULT_CHAR_LIMIT = 8000
+#: Longest tool description sent to the model, in characters.
+DESCRIPTION_LIMIT = 1024
+HARDENING_ENV = "PUBLIC_MCP_PROMPT_HARDENING"
+
+TOO_MANY = f"Too many tool calls in one round; the limit is {MAX_CALLS_PER_ROUND}."
+DECLINED = "The user declined to run this tool."
+INVALID_ARGUMENTS = "The arguments were not valid JSON (an object was expected); nothing was run."
+HUB_CLOSED = "The tool service has shut down; nothing was run."
+
+ToolStatus = Literal["running", "done", "declined", "failed"]
+_WIRE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_PLAIN_SERVER = re.compile(r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$")
+_PLAIN_TOOL = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def wire_tool_name(server: str, tool: str) -> str:
+    """The name a provider sees for ``tool`` of ``server``: ``server__tool`` when that is
+    unambiguous and fits ^[A-Za-z0-9_-]{1,64}$, else a cleaned, cut prefix plus a hash of
+    both names (stable across runs, distinct for distinct pairs)."""
+    plain = f"{server}__{tool}"
+    if _PLAIN_SERVER.match(server) and _PLAIN_TOOL.match(tool) and len(plain) <= 64:
+        return plain
+    digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:10]
+    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "_", plain).strip("_")[:53] or "tool"
+    return f"{cleaned}_{digest}"
+
+
+def _schema(raw: Any) -> dict[str, Any]:
+    """A JSON Schema object every provider accepts (type object, with properties)."""
+    schema = dict(raw) if isinstance(raw, Mapping) else {}
+    if schema.get("type") != "object":
+        schema = {"type": "object", "properties": {}}
+    schema.setdefault("properties", {})
+    return schema
+
+
+@dataclass(frozen=True)
+class Toolbox:
+    """The tools on offer this turn, by wire name; ``errors`` holds per-server failures."""
+
+    tools: Mapping[str, McpTool] = field(default_factory=dict)
+    ask: frozenset[tuple[str, str]] = frozenset()
+    errors: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        listing: Mapping[str, list[McpTool] | McpServerError],
+        ask_tools: Mapping[str, Iterable[str]] | None = None,
+    ) -> Toolbox:
+        """From ``McpHub.list_tools()`` and the per-server "ask before running" names."""
+        tools: dict[str, McpTool] = {}
+        errors: dict[str, str] = {}
+        for server, found in listing.items():
+            if isinstance(found, McpServerError):
+                errors[server] = found.message
+                continue
+            for tool in found:
+                wire = wire_tool_name(tool.server, tool.name)
+                if wire in tools or not _WIRE_NAME.match(wire):
+                    log.warning("skipping tool %r of %r: name clash", tool.name, tool.server)
+                    continue
+                tools[wire] = tool
+        ask = frozenset(
+            (server, name) for server, names in (ask_tools or {}).items() for name in names
+        )
+        return cls(tools, ask, errors)
+
+    @property
+    def specs(self) -> list[ToolSpec]:
+        """One ToolSpec per tool; descriptions start with the server's name."""
+        return [
+            ToolSpec(
+                wire,
+                f"[{tool.server}] {tool.description.strip()}".strip()[:DESCRIPTION_LIMIT],
+                _schema(tool.input_schema),
+            )
+            for wire, tool in self.tools.items()
+        ]
+
+    def resolve(self, wire_name: str) -> McpTool | None:
+        return self.tools.get(wire_name)
+
+    def needs_approval(self, tool: McpTool) -> bool:
+        return (tool.server, tool.name) in self.ask
+
+    def __bool__(self) -> bool:
+        return bool(self.tools)
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """Asked of the user before a tool marked "ask before running" runs."""
+
+    server: str
+    tool: str
+    arguments: dict[str, Any]
+
+
+Approve = Callable[[ApprovalRequest], bool]
+
+
+class ToolRunner(Protocol):
+    """What runs a tool (McpHub does)."""
+
+    def call_tool(
+        self, server: str, name: str, arguments: Mapping[str, Any], timeout: float = ...
+    ) -> CallOutcome: ...
+
+
+@dataclass
+class ToolRoundsResult:
+    """Her whole reply text, the tool rounds run (0..MAX_ROUNDS) and every call made."""
+
+    text: str
+    rounds: int
+    calls: list[tuple[ToolCall, ToolResult]] = field(default_factory=list)
+
+
+def security_layer(env: Mapping[str, str] = os.environ) -> str | None:
+    """The ``<mcp_tool_security>`` body, unless PUBLIC_MCP_PROMPT_HARDENING=false."""
+    if env.get(HARDENING_ENV, "").strip().lower() == "false":
+        return None
+    return tool_security_text()
+
+
+def _message_text(message: ChatMessage) -> str:
+    """What a message costs in tokens, as text (content, calls and results)."""
+    parts = [message.content]
+    parts += [f"{c.name} {json.dumps(c.arguments, ensure_ascii=False)}" for c in message.tool_calls]
+    parts += [r.content for r in message.tool_results]
+    return "\n".join(part for part in parts if part)
+
+
+def specs_tokens(specs: list[ToolSpec]) -> int:
+    """Estimated tokens of the tool schemas (their JSON)."""
+    if not specs:
+        return 0
+    payload = [
+        {"name": s.name, "description": s.description, "parameters": s.parameters} for s in specs
+    ]
+    return estimate_tokens(json.dumps(payload, ensure_ascii=False))
+
+
+def fit_messages(
+    system: str,
+    messages: list[ChatMessage],
+    specs: list[ToolSpec],
+    context_window: int,
+    current: int | None = None,
+) -> list[ChatMessage]:
+    """``messages`` without the oldest history that does not fit ``context_window`` tokens.
+
+    ``messages[current]`` is this turn's user message (default: the last user message);
+    it and everything after it (this turn's tool exchange) always stay, as does the
+    system prompt. What is dropped: the oldest history first, then any leading non-user
+    messages, so a kept history starts with a user turn and tool calls stay with their
+    results. Budget: system + schemas + messages + the 500-token reply reserve (text
+    only: images are not counted). ``context_window`` is clamped to 1,024..131,072.
+    """
+    if current is None:
+        users = [i for i, m in enumerate(messages) if m.role == "user"]
+        current = users[-1] if users else len(messages)
+    history, tail = messages[:current], messages[current:]
+    kept = truncate_history(
+        system,
+        [(m.role, _message_text(m)) for m in history],
+        "\n".join(_message_text(m) for m in tail),
+        clamp_context_window(context_window),
+        specs_tokens(specs),
+    )
+    return history[len(history) - len(kept) :] + tail
+
+
+def cut_result(text: str, limit: int = RESULT_CHAR_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[cut: {limit} of {len(text)} characters]"
+
+
+@dataclass
+class _Round:
+    """What one turn's rounds share: the callbacks and the hub."""
+
+    toolbox: Toolbox
+    hub: ToolRunner
+    approve: Approve | None
+    on_tool: Callable[[ToolCall, ToolStatus], None] | None
+    cancel: CancelToken | None
+
+    def report(self, call: ToolCall, status: ToolStatus) -> None:
+        if self.on_tool is not None:
+            self.on_tool(call, status)
+
+    def check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.cancelled:
+            raise CancelledError("Stopped.")
+
+    def fail(self, call: ToolCall, text: str, status: ToolStatus = "failed") -> ToolResult:
+        self.report(call, status)
+        return ToolResult(call.id, call.name, text, is_error=True)
+
+    def run(self, call: ToolCall) -> ToolResult:
+        """One call: checked, approved when needed, run, its result cut to the limit."""
+        args = call.arguments
+        if not isinstance(args, dict) or "__invalid_arguments__" in args:
+            return self.fail(call, INVALID_ARGUMENTS)
+        tool = self.toolbox.resolve(call.name)
+        if tool is None:
+            return self.fail(call, f"There is no tool named {call.name[:80]!r}; nothing was run.")
+        if self.toolbox.needs_approval(tool) and not self._approved(tool, args):
+            return self.fail(call, DECLINED, "declined")
+        self.report(call, "running")
+        try:
+            outcome = self.hub.call_tool(tool.server, tool.name, args, timeout=CALL_TIMEOUT_S)
+        except McpHubClosed:
+            return self.fail(call, HUB_CLOSED)
+        self.report(call, "failed" if outcome.is_error else "done")
+        return ToolResult(call.id, call.name, cut_result(outcome.text), outcome.is_error)
+
+    def _approved(self, tool: McpTool, args: dict[str, Any]) -> bool:
+        if self.approve is None:
+            return False
+        try:
+            return bool(self.approve(ApprovalRequest(tool.server, tool.name, dict(args))))
+        except Exception:  # noqa: BLE001 - a broken prompt counts as "no"
+            log.exception("the approval callback failed; the call is declined")
+            return False
+
+    def run_all(self, calls: list[ToolCall]) -> list[ToolResult]:
+        results: list[ToolResult] = []
+        for index, call in enumerate(calls):
+            self.check_cancel()
+            if index >= MAX_CALLS_PER_ROUND:
+                results.append(self.fail(call, TOO_MANY))
+            else:
+                results.append(self.run(call))
+        return results
+
+
+def run_tool_rounds(
+    provider: Provider,
+    system: str,
+    messages: list[ChatMessage],
+    toolbox: Toolbox,
+    *,
+    hub: ToolRunner,
+    context_window: int,
+    approve: Approve | None = None,
+    on_text: Callable[[str], None] | None = None,
+    on_tool: Callable[[ToolCall, ToolStatus], None] | None = None,
+    cancel: CancelToken | None = None,
+) -> ToolRoundsResult:
+    """Her reply to ``messages`` (history + the current user message, last), running the
+    tools she calls for up to MAX_ROUNDS rounds; after that one more request without
+    tools makes her answer in words. ``on_text`` gets the whole reply so far (earlier
+    rounds' texts joined by a blank line). LlmError from the provider propagates;
+    CancelledError when ``cancel`` is set between calls."""
+    state = _Round(toolbox, hub, approve, on_tool, cancel)
+    conversation = list(messages)
+    current = max(0, len(conversation) - 1)
+    texts: list[str] = []
+    calls_made: list[tuple[ToolCall, ToolResult]] = []
+    rounds = 0
+    while True:
+        state.check_cancel()
+        specs = toolbox.specs if rounds < MAX_ROUNDS else []
+        fitted = fit_messages(system, conversation, specs, context_window, current)
+        text, calls = _stream(provider, system, fitted, specs, cancel, texts, on_text)
+        if text:
+            texts.append(text)
+        if not calls or not specs:
+            return ToolRoundsResult("\n\n".join(texts), rounds, calls_made)
+        rounds += 1
+        results = state.run_all(calls)
+        calls_made += list(zip(calls, results, strict=True))
+        conversation.append(ChatMessage("assistant", text, tool_calls=tuple(calls)))
+        conversation.append(ChatMessage("tool", "", tool_results=tuple(results)))
+
+
+def _stream(
+    provider: Provider,
+    system: str,
+    messages: list[ChatMessage],
+    specs: list[ToolSpec],
+    cancel: CancelToken | None,
+    earlier: list[str],
+    on_text: Callable[[str], None] | None,
+) -> tuple[str, list[ToolCall]]:
+    """One request: this round's text (streamed to ``on_text`` with the earlier rounds'
+    texts before it) and the calls made."""
+    text = ""
+    calls: list[ToolCall] = []
+    for item in provider.stream_round(system, messages, specs, cancel):
+        if isinstance(item, ToolCall):
+            calls.append(item)
+        elif isinstance(item, str) and item:
+            text += item
+            if on_text is not None:
+                on_text("\n\n".join([*earlier, text]))
+    return text, calls

@@ -1,0 +1,1 @@
+"""Real MCP servers, written with the official SDK, that the tests start as subprocesses."""
