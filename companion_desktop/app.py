@@ -57,6 +57,7 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         QMessageBox.critical(None, "companion-desktop", str(exc))
         db.close()
         return 1
+    _prune_keepsakes(db)
     animations = _animations(db, service)
     facts = FactService(db)
     service.facts = facts  # the Memory page and the turn pipeline share one index
@@ -93,6 +94,17 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
 
 SOFTWARE_IDLE_FPS = 6
 MEMORY_DELAY_MS = 1500
+
+
+def _prune_keepsakes(db) -> None:  # noqa: ANN001
+    """Photo files a failed turn left without a row are removed before any turn runs."""
+    from companion_desktop.storage.keepsakes import prune_orphan_files
+
+    try:
+        with db.session() as session:
+            prune_orphan_files(session, db.path.parent)
+    except Exception:  # noqa: BLE001 - housekeeping must never stop the app
+        pass
 
 
 def _software_gl() -> bool:

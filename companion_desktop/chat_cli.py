@@ -13,7 +13,11 @@ from companion_desktop.cli import CliError
 from companion_desktop.llm.base import LlmError
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.provider_setup import Overrides, ProviderNotReady, open_provider, provider_config
-from companion_desktop.pipeline.runner import TurnResult, TurnRunner
+from companion_desktop.llm.vision import can_show_images
+from companion_desktop.pipeline.image_privacy import photo_notice
+from companion_desktop.pipeline.images import ImageRefused, PreparedImage, prepare_image_file
+from companion_desktop.pipeline.runner import SHOW_ONLY_TEXT, TurnResult, TurnRunner
+from companion_desktop.pipeline.tool_access import ToolAccess
 from companion_desktop.storage import savefile
 from companion_desktop.storage.settings import LlmSettings, load_settings
 
@@ -37,6 +41,9 @@ class _Printer:
 def _messages(args: argparse.Namespace) -> Iterator[str]:
     if args.message:
         yield from args.message
+        return
+    if getattr(args, "image", None):  # a photo alone: no stdin to wait for
+        yield SHOW_ONLY_TEXT
         return
     for line in sys.stdin:
         if line.strip():
@@ -63,6 +70,10 @@ def result_json(result: TurnResult) -> dict[str, Any]:
         "usedExtraction": result.used_extraction,
         "events": result.events,
         "reminders": result.reminders,
+        "speech": [{"text": p.text, "rate": p.rate, "pitch": p.pitch} for p in result.speech],
+        "keepsake": ({"id": result.keepsake.id, "path": str(result.keepsake.image_path),
+                      "note": result.keepsake.note} if result.keepsake else None),
+        "toolCalls": result.tool_calls,
     }
 
 
@@ -79,25 +90,47 @@ def run_chat(args: argparse.Namespace, now: datetime, service: CompanionService)
         provider = open_provider(config)
     except (ProviderNotReady, LlmError) as error:
         raise CliError(str(error)) from None
-    runner = TurnRunner(service, provider, clock)
+    image = _prepared(args.image) if getattr(args, "image", None) else None
+    tools = ToolAccess(service.db)  # the MCP servers of Settings > Tools, as in the window
+    runner = TurnRunner(service, provider, clock, tools=tools)
     try:
         for message in _messages(args):
             if message.strip() == "/relationship":
                 print(service.relationship_text(clock()))
                 continue
             printer = None if args.json else _Printer()
+            notice = _notice(service, config) if image is not None else None
+            if notice and not args.json:
+                print(notice, file=sys.stderr)
             try:
-                result = runner.run(message, printer)
+                result = runner.run(message, printer, image=image)
             except LlmError as error:
                 if args.json:
                     emit({"error": str(error), "retryable": error.retryable})
                 else:
                     print(f"companion-desktop: {error}", file=sys.stderr)
                 return 1
+            image = None  # the photo goes with the first message only
             if args.json:
-                emit(result_json(result))
+                emit({**result_json(result), **({"notice": notice} if notice else {})})
             else:
                 sys.stdout.write("\n")
     finally:
         runner.close()
+        tools.close()
     return 0
+
+
+def _prepared(path: str) -> PreparedImage:
+    try:
+        return prepare_image_file(path)
+    except ImageRefused as error:
+        raise CliError(str(error)) from None
+
+
+def _notice(service: CompanionService, config: object) -> str | None:
+    """The first-photo privacy notice, shown once per provider like the window does
+    (not spent on a model that cannot see the photo anyway)."""
+    if not can_show_images(config.provider_id, config.model):  # type: ignore[attr-defined]
+        return None
+    return photo_notice(service.db, config.provider_id, config.base_url)  # type: ignore[attr-defined]

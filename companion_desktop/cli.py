@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--message", action="append",
                       help="a message to send (repeatable); without it, one message per line of stdin")
     chat.add_argument("--json", action="store_true", help="print one JSON object per turn")
+    chat.add_argument("--image", metavar="PATH",
+                      help="show her this photo with the first message (alone when no message)")
 
     bench = sub.add_parser("bench", help="print benchmark figures (never fails on timing)")
     bench.add_argument("--turns", type=int, default=200, help="turns to time (default 200)")

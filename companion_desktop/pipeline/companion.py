@@ -87,8 +87,10 @@ class CompanionService:
         suggestion: LlmSuggestion | None,
         now: datetime,
         also: Callable[[Session, TurnOutcome], None] | None = None,
+        user_meta: dict[str, Any] | None = None,
     ) -> TurnOutcome:
-        """Apply a finished user turn and save it: state, familiarity, both messages.
+        """Apply a finished user turn and save it: state, familiarity, both messages
+        (``user_meta`` adds keys to the user message's meta, e.g. the photo shown).
 
         One transaction: either all of it lands or none of it, including what
         ``also`` writes (memories, reminders). Familiarity moves only while
@@ -105,7 +107,8 @@ class CompanionService:
             repo.save_character(session, outcome.state)
             if outcome.familiarity is not None:
                 repo.save_familiarity(session, outcome.familiarity)
-            meta = {"sentiment": outcome.analysis.sentiment, "topicDepth": outcome.analysis.depth}
+            meta = {"sentiment": outcome.analysis.sentiment, "topicDepth": outcome.analysis.depth,
+                    **(user_meta or {})}
             repo.add_turn(session, session_id, "user", message, now, meta)
             repo.add_turn(session, session_id, "assistant", reply, now, {"stateChanges": outcome.applied})
             if also is not None:

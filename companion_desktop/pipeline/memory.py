@@ -28,6 +28,17 @@ _STOP = frozenset("the and you your for are was with that this have what when wh
                   "but not all can had her him his its our out she they them then there".split())
 
 
+#: How a photo turn reads in the history sent later (the photo itself is sent once).
+PHOTO_MARK = "(shows you a photo)"
+
+
+def shown_photo_text(turn: TurnRecord) -> str:
+    """A stored message as the model sees it later: photo turns say a photo was shown."""
+    if turn.role == "user" and (turn.meta or {}).get("image") and not turn.content.startswith(PHOTO_MARK):
+        return f"{PHOTO_MARK} {turn.content}"
+    return turn.content
+
+
 class WorkingMemory:
     """The last ``CAPACITY`` user/assistant turns, oldest first."""
 
@@ -40,7 +51,7 @@ class WorkingMemory:
         self._turns.clear()
         for turn in turns:
             if turn.role in ("user", "assistant"):
-                self._turns.append((turn.role, turn.content))
+                self._turns.append((turn.role, shown_photo_text(turn)))
 
     def add(self, role: str, content: str) -> None:
         self._turns.append((role, content))

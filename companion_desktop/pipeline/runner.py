@@ -11,74 +11,51 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy.orm import Session
 
-from companion_desktop.engine.character import CharacterState, MoodState
 from companion_desktop.engine.avatar_layer import avatar_layer
+from companion_desktop.engine.being_shown import being_shown_layer
+from companion_desktop.engine.character import CharacterState
 from companion_desktop.engine.context_window import memory_budget, retrieval_turns, truncate_history
 from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
 from companion_desktop.engine.parse import ParsedReply, parse_response, visible_stream_text
 from companion_desktop.engine.prompt import PromptContext, build_extraction_prompt, build_system_prompt
-from companion_desktop.engine.state_updates import LlmSuggestion, sanitize_suggestion
-from companion_desktop.engine.turn import TurnOutcome
-from companion_desktop.llm.base import CancelToken, ChatMessage, LlmError, Provider
-from companion_desktop.pipeline.companion import CompanionService
-from companion_desktop.pipeline.memory import MemoryHooks, Recall, SimpleMemory, WorkingMemory
 from companion_desktop.engine.reminder_phrases import natural_reminder
 from companion_desktop.engine.session_summary import summarize_session
+from companion_desktop.engine.speech import SpokenPart, speech_output_layer, speech_stream_text, split_speech
+from companion_desktop.engine.state_updates import LlmSuggestion, sanitize_suggestion
+from companion_desktop.engine.turn import TurnOutcome
+from companion_desktop.llm.base import CancelToken, ChatMessage, ImagePart, LlmError, Provider
+from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.images import PreparedImage
+from companion_desktop.pipeline.memory import MemoryHooks, SimpleMemory, WorkingMemory
 from companion_desktop.pipeline.moments import MomentGenerator
 from companion_desktop.pipeline.reminders import describe_delay
+from companion_desktop.pipeline.tools import security_layer
+from companion_desktop.pipeline.turn_parts import (  # noqa: F401 - re-exported for the views
+    EVENT_NUDGE,
+    PHASE_REMEMBERING,
+    PHASE_SEEING,
+    PHASE_THINKING,
+    SHOW_ONLY_TEXT,
+    NullHooks,
+    PreparedTurn,
+    TurnHooks,
+    TurnResult,
+    check_vision,
+    keep_photo,
+    note_from,
+    tool_reply,
+)
+from companion_desktop.storage import keepsakes as keepsake_store
 from companion_desktop.storage import reminders as reminder_store
-from companion_desktop.storage import sessions as session_store
 from companion_desktop.storage import repository as repo
-from companion_desktop.storage.settings import LlmSettings, RelationshipSettings, load_settings
-
-PHASE_REMEMBERING = "remembering"
-PHASE_SEEING = "seeing"
-PHASE_THINKING = "thinking"
-#: The user-role line sent with a system event (the providers need one); never saved.
-EVENT_NUDGE = "(The app: an event happened; see <event>. Speak to them about it now.)"
-
-
-class TurnHooks(Protocol):
-    """Progress of one turn, for whichever view shows it."""
-
-    def set_phase(self, phase: str) -> None: ...
-
-    def on_text(self, visible: str) -> None:
-        """The whole visible reply so far (JSON block and reasoning hidden)."""
-        ...
-
-
-class NullHooks:
-    def set_phase(self, phase: str) -> None:
-        pass
-
-    def on_text(self, visible: str) -> None:
-        pass
-
-
-@dataclass(frozen=True)
-class TurnResult:
-    """What one finished turn produced (all numbers already bounded and applied)."""
-
-    reply: str
-    state: CharacterState
-    applied: dict[str, int]
-    stage: str
-    stage_changed: bool
-    strain: bool
-    mood: MoodState
-    suggestion: LlmSuggestion
-    used_extraction: bool
-    reminders: list[dict[str, Any]] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    new_memory: str | None = None
-    event: Any = None  # the EventDefinition to play now (engine.events), if one fired
+from companion_desktop.storage import sessions as session_store
+from companion_desktop.storage.keepsakes import Keepsake
+from companion_desktop.storage.settings import LlmSettings, RelationshipSettings, VoiceSettings, load_settings
 
 
 def summarize_past_sessions(session: Session, exclude: int | None = None) -> int:
@@ -101,7 +78,9 @@ class TurnRunner:
         clock: Callable[[], datetime],
         memory: MemoryHooks | None = None,
         animations: Callable[[], list[tuple[str, str]]] | None = None,
+        tools: Callable[[], Any] | None = None,
     ) -> None:
+        self.tools = tools  # the MCP tools on offer this turn (None: no active server)
         self.service = service
         self.provider = provider
         self.clock = clock
@@ -122,23 +101,35 @@ class TurnRunner:
         with self.service.db.session() as session:
             repo.end_session(session, self.session_id, self.clock())
 
-    def run(self, text: str, hooks: TurnHooks | None = None, cancel: CancelToken | None = None) -> TurnResult:
-        """One user turn; raises LlmError (nothing saved) when the model call fails."""
+    def run(self, text: str, hooks: TurnHooks | None = None, cancel: CancelToken | None = None,
+            image: PreparedImage | None = None) -> TurnResult:
+        """One user turn; raises LlmError (nothing saved) when the model call fails.
+
+        ``image``: a photo the user shows her with this message (already prepared):
+        refused with VisionUnavailableError before anything happens when the model
+        cannot see images; otherwise sent once, and kept as a keepsake with the turn.
+        """
         hooks = hooks or NullHooks()
+        text = text if text.strip() or image is None else SHOW_ONLY_TEXT
+        if image is not None:
+            check_vision(self.provider)
         now = self.clock()
         hooks.set_phase(PHASE_REMEMBERING)
         state = self.service.load(now).state
-        system, history, settings, recall = self._prompt(state, text, now)
-        hooks.set_phase(PHASE_THINKING)
-        raw = self._stream(system, history, text, state.name, hooks, cancel)
+        turn = self._prompt(state, text, now, image=image)
+        hooks.set_phase(PHASE_SEEING if image is not None else PHASE_THINKING)
+        images = (image.part(),) if image is not None else ()
+        raw, calls = self._reply(turn, text, images, state.name, hooks, cancel)
         parsed = parse_response(raw, companion_name=state.name)
         suggestion, extracted = self._suggestion(parsed, text, state, cancel)
+        shown, speech = self._speech(parsed.text, turn.speech)
         reminders: list[dict[str, Any]] = []
         after_commit: list[Callable[[], None]] = []
+        kept: list[Keepsake] = []
 
         def also(session: Session, outcome: TurnOutcome) -> None:
             memory = outcome.updates.new_memory
-            done = self.memory.remember(session, memory, text, parsed.text, now, recall.ids)
+            done = self.memory.remember(session, memory, text, shown, now, turn.recall.ids)
             if done is not None:
                 after_commit.append(done)
             reminders.extend(self._store_reminders(session, parsed, now))
@@ -147,19 +138,24 @@ class TurnRunner:
                 if fallback is not None:
                     parsed_fallback = ParsedReply(parsed.text, None, parsed.suggestion, False, (fallback,))
                     reminders.extend(self._store_reminders(session, parsed_fallback, now))
+            if image is not None:
+                kept.append(keep_photo(session, self.service.db.path.parent, image, memory or note_from(shown), now))
 
-        outcome = self.service.commit_user_turn(self.session_id, text, parsed.text, suggestion, now, also)
+        meta = {"image": {"name": image.source_name}} if image is not None else None
+        outcome = self.service.commit_user_turn(self.session_id, text, shown, suggestion, now, also,
+                                                user_meta=meta)
         for done in after_commit:
             done()
         event = self.service.due_event(state, outcome, now, self.rng)
         if event is not None:
             recent = [c for role, c in self.working.last(WorkingMemory.CAPACITY) if role == "user"]
             event = self.moments.personalize(event, self.provider, outcome.state, [*recent[-3:], text], now)
-        self.working.add("user", text)
-        self.working.add("assistant", parsed.text)
-        hooks.on_text(parsed.text)
+        self.working.add("user", f"{SHOW_ONLY_TEXT} {text}" if image is not None and text != SHOW_ONLY_TEXT
+                         else text)
+        self.working.add("assistant", shown)
+        hooks.on_text(shown)
         return TurnResult(
-            reply=parsed.text,
+            reply=shown,
             state=outcome.state,
             applied=outcome.applied,
             stage=outcome.state.relationship_stage,
@@ -172,7 +168,15 @@ class TurnRunner:
             new_memory=outcome.updates.new_memory,
             events=[{"id": event.id, "name": event.name, "type": event.type}] if event else [],
             event=event,
+            speech=speech,
+            keepsake=kept[0] if kept else None,
+            tool_calls=calls,
         )
+
+    def _speech(self, visible: str, speech_on: bool) -> tuple[str, list[SpokenPart]]:
+        """The text to show and save, and what to say aloud (nothing when voice is off)."""
+        shown, parts = split_speech(visible)
+        return shown, (parts if speech_on else [])
 
     def run_system_event(self, event_text: str, hooks: TurnHooks | None = None,
                          cancel: CancelToken | None = None) -> TurnResult:
@@ -183,24 +187,25 @@ class TurnRunner:
         hooks = hooks or NullHooks()
         now = self.clock()
         state = self.service.load(now).state
-        system, history, _settings, _recall = self._prompt(state, event_text, now, event=event_text)
+        turn = self._prompt(state, event_text, now, event=event_text)
         hooks.set_phase(PHASE_THINKING)
-        raw = self._stream(system, history, EVENT_NUDGE, state.name, hooks, cancel)
+        raw, _calls = self._reply(turn, EVENT_NUDGE, (), state.name, hooks, cancel)
         parsed = parse_response(raw, companion_name=state.name)
+        shown, speech = self._speech(parsed.text, turn.speech)
         reminders: list[dict[str, Any]] = []
 
         def also(session: Session, outcome: TurnOutcome) -> None:
             reminders.extend(self._store_reminders(session, parsed, now))
 
-        outcome = self.service.commit_system_turn(self.session_id, event_text, parsed.text,
+        outcome = self.service.commit_system_turn(self.session_id, event_text, shown,
                                                   parsed.suggestion, now, also)
-        self.working.add("assistant", parsed.text)
-        hooks.on_text(parsed.text)
+        self.working.add("assistant", shown)
+        hooks.on_text(shown)
         return TurnResult(
-            reply=parsed.text, state=outcome.state, applied=outcome.applied,
+            reply=shown, state=outcome.state, applied=outcome.applied,
             stage=outcome.state.relationship_stage, stage_changed=False, strain=False,
             mood=outcome.state.mood, suggestion=parsed.suggestion, used_extraction=False,
-            reminders=reminders,
+            reminders=reminders, speech=speech,
         )
 
     def _store_reminders(self, session: Session, parsed: ParsedReply, now: datetime) -> list[dict[str, Any]]:
@@ -212,20 +217,30 @@ class TurnRunner:
             stored.append({"id": record.id, "text": record.content, "triggerAt": record.trigger_at.isoformat()})
         return stored
 
-    def _prompt(self, state: CharacterState, text: str, now: datetime, event: str | None = None
-                ) -> tuple[str, list[tuple[str, str]], LlmSettings, Recall]:
+    def _prompt(self, state: CharacterState, text: str, now: datetime, event: str | None = None,
+                image: PreparedImage | None = None) -> PreparedTurn:
         with self.service.db.read_session() as session:
             settings = load_settings(session, LlmSettings)
             tracking = load_settings(session, RelationshipSettings).tracking_enabled
+            voice = load_settings(session, VoiceSettings)
             rel = (repo.load_familiarity(session) or Familiarity()) if tracking else None
             budget = memory_budget(settings.context_window, settings.context_scaling)
             recall = self.memory.retrieve(session, text, budget.facts, state, now)
             pending = reminder_store.pending_reminders(session)
+            photos = keepsake_store.keepsake_count(session) if image is not None else 0
         next_reminder = None
         if pending:
             seconds = max(0.0, (pending[0].trigger_at - now).total_seconds())
             next_reminder = f"{describe_delay(seconds)}: {pending[0].content}"
-        avatar = avatar_layer(self.animations()) if self.animations is not None else None
+        toolset = self.tools() if self.tools is not None else None
+        layers = {
+            "being_shown": being_shown_layer(image.source_name, photos) if image is not None else None,
+            "event": event,
+            "speech_output_control": speech_output_layer(voice.voice) if voice.enabled else None,
+            "avatar": avatar_layer(self.animations()) if self.animations is not None else None,
+            "mcp_tool_security": security_layer() if toolset is not None else None,
+        }
+        layers = {name: body for name, body in layers.items() if body}
         context = PromptContext(
             state=state,
             now=now,
@@ -235,27 +250,34 @@ class TurnRunner:
             triggered_memories=tuple(recall.triggered),
             last_session_summary=recall.last_session_summary,
             next_reminder=next_reminder,
-            optional_layers={**({"avatar": avatar} if avatar else {}),
-                             **({"event": event} if event else {})},
-            animations_enabled=bool(avatar),
+            optional_layers=layers,
+            animations_enabled="avatar" in layers,
         )
         system = build_system_prompt(context)
         retrieved = self.working.last(retrieval_turns(settings.context_window, settings.context_scaling))
         history = retrieved[-budget.turns:]
         history = truncate_history(system, history, text, settings.context_window)
-        return system, history, settings, recall
+        return PreparedTurn(system, history, settings, recall, voice.enabled, toolset)
 
-    def _stream(
-        self, system: str, history: list[tuple[str, str]], text: str, name: str,
+    def _reply(
+        self, turn: PreparedTurn, text: str, images: tuple[ImagePart, ...], name: str,
         hooks: TurnHooks, cancel: CancelToken | None,
-    ) -> str:
-        messages = [ChatMessage(role, content) for role, content in history]  # type: ignore[arg-type]
-        messages.append(ChatMessage("user", text))
+    ) -> tuple[str, list[dict[str, Any]]]:
+        """Her raw reply (streamed to ``hooks``), through MCP tool rounds when tools are
+        active; also the calls made, as JSON-able records."""
+        messages = [ChatMessage(role, content) for role, content in turn.history]  # type: ignore[arg-type]
+        messages.append(ChatMessage("user", text, images=images))
+
+        def show(raw: str) -> None:
+            hooks.on_text(speech_stream_text(visible_stream_text(raw, name)))
+
+        if turn.tools is not None:
+            return tool_reply(self.provider, turn, messages, show, hooks, cancel)
         raw = ""
-        for chunk in self.provider.stream_chat(system, messages, cancel):
+        for chunk in self.provider.stream_chat(turn.system, messages, cancel):
             raw += chunk
-            hooks.on_text(visible_stream_text(raw, name))
-        return raw
+            show(raw)
+        return raw, []
 
     def _suggestion(
         self, parsed: ParsedReply, text: str, state: CharacterState, cancel: CancelToken | None

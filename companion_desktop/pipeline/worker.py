@@ -5,16 +5,67 @@ queues a turn; the worker reports the phase ("remembering", "seeing",
 "thinking"), the visible text as it streams, and then ``done`` with the
 ``TurnResult`` or ``failed`` with a message and whether a retry makes sense.
 ``stop`` cancels the running turn (nothing is saved).
+
+A tool marked "ask before running" pauses the worker on an ``ApprovalTicket``
+(``approval_requested``) until the user answers in the chat, the turn is
+stopped, or APPROVAL_TIMEOUT_S passes (declined).
 """
 
 from __future__ import annotations
 
 
+import json
+import threading
+from typing import Any
+
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from companion_desktop.llm.base import CancelledError, CancelToken, LlmError
+from companion_desktop.pipeline.images import PreparedImage
 from companion_desktop.pipeline.runner import TurnResult, TurnRunner
 from companion_desktop.storage.errors import StorageError
+
+
+#: How long a tool approval waits for the user before it counts as declined (seconds).
+APPROVAL_TIMEOUT_S = 300.0
+
+
+class ApprovalTicket:
+    """One "may she run this tool?" question, answered from the GUI thread.
+
+    ``request`` has ``server``, ``tool`` and ``arguments``. ``answer`` may be called
+    once; ``cancelled`` turns True when the turn stopped or the wait timed out first.
+    """
+
+    def __init__(self, request: Any) -> None:
+        self.request = request
+        self.allowed = False
+        self.cancelled = False
+        self._answered = threading.Event()
+
+    @property
+    def answered(self) -> bool:
+        return self._answered.is_set()
+
+    def answer(self, allowed: bool) -> None:
+        if not self._answered.is_set() and not self.cancelled:
+            self.allowed = bool(allowed)
+            self._answered.set()
+
+    def summary(self, limit: int = 300) -> str:
+        """The arguments as short JSON, for the prompt in the chat."""
+        text = json.dumps(getattr(self.request, "arguments", {}), ensure_ascii=False, default=str)
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    def wait(self, cancel: CancelToken, timeout: float = APPROVAL_TIMEOUT_S) -> bool:
+        """Block the pipeline thread until answered; False when stopped or timed out."""
+        waited = 0.0
+        while not self._answered.wait(0.1):
+            waited += 0.1
+            if cancel.cancelled or waited >= timeout:
+                self.cancelled = True
+                return False
+        return self.allowed
 
 
 class _Worker(QObject):
@@ -22,6 +73,8 @@ class _Worker(QObject):
     text = Signal(str)
     done = Signal(object)
     failed = Signal(str, bool)
+    approval = Signal(object)
+    tool = Signal(str, str)
 
     def __init__(self, runner: TurnRunner) -> None:
         super().__init__()
@@ -34,6 +87,14 @@ class _Worker(QObject):
 
     def on_text(self, visible: str) -> None:
         self.text.emit(visible)
+
+    def approve(self, request: Any) -> bool:
+        ticket = ApprovalTicket(request)
+        self.approval.emit(ticket)
+        return ticket.wait(self.cancel)
+
+    def on_tool(self, label: str, status: str) -> None:
+        self.tool.emit(label, status)
 
     job_done = Signal(object, object)  # (callback, result or None)
 
@@ -48,10 +109,10 @@ class _Worker(QObject):
             result = None
         self.job_done.emit(callback, result)
 
-    @Slot(str)
-    def run_turn(self, message: str) -> None:
+    @Slot(str, object)
+    def run_turn(self, message: str, image: object) -> None:
         try:
-            result = self.runner.run(message, self, self.cancel)
+            result = self.runner.run(message, self, self.cancel, image=image)  # type: ignore[arg-type]
         except CancelledError:
             self.failed.emit("Stopped.", True)
         except LlmError as error:
@@ -73,7 +134,9 @@ class TurnController(QObject):
     done = Signal(object)
     failed = Signal(str, bool)
     busy_changed = Signal(bool)
-    _request = Signal(str)
+    approval_requested = Signal(object)  # an ApprovalTicket to answer from the chat
+    tool_activity = Signal(str, str)  # (tool label, "running"/"done"/"declined"/"failed")
+    _request = Signal(str, object)
     _job = Signal(object, object)
 
     def __init__(self, runner: TurnRunner, parent: QObject | None = None) -> None:
@@ -90,25 +153,33 @@ class TurnController(QObject):
         self._worker.text.connect(self.text)
         self._worker.done.connect(self._finished_ok)
         self._worker.failed.connect(self._finished_failed)
+        self._worker.approval.connect(self.approval_requested)
+        self._worker.tool.connect(self.tool_activity)
         self._busy = False
+        self.current_image: PreparedImage | None = None  # the photo of the turn now running
         self._thread.start()
 
     @property
     def busy(self) -> bool:
         return self._busy
 
-    def send(self, message: str, retry: bool = False) -> bool:
+    def send(self, message: str, retry: bool = False, image: PreparedImage | None = None) -> bool:
         """Queue a turn; False when one is already running.
 
         Every view of the conversation hears ``started`` first, so a message sent
-        from the overlay shows in the chat window too (``retry``: it is already shown).
+        from the overlay shows in the chat window too (``retry``: it is already shown,
+        and the photo of the failed turn goes again). ``current_image`` is the turn's
+        photo while ``started`` is heard.
         """
         if self._busy:
             return False
+        if retry and image is None:
+            image = self.current_image
         self._set_busy(True)
         self._worker.cancel = CancelToken()
+        self.current_image = image
         self.started.emit(message, retry)
-        self._request.emit(message)
+        self._request.emit(message, image)
         return True
 
     def run_job(self, job, callback) -> bool:  # noqa: ANN001

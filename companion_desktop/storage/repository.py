@@ -188,6 +188,13 @@ def _session_record(row: SessionRow) -> SessionRecord:
     )
 
 
+def last_turn_id(session: Session, role: str) -> int | None:
+    """The id of the newest stored message of ``role`` (in this transaction too)."""
+    return session.scalar(
+        select(TurnRow.id).where(TurnRow.role == role).order_by(TurnRow.id.desc()).limit(1)
+    )
+
+
 def add_turn(
     session: Session,
     session_id: int | None,

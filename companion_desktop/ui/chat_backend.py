@@ -16,6 +16,8 @@ from typing import Any
 
 from companion_desktop.llm.base import LlmError, ProviderConfig
 from companion_desktop.llm.registry import SPECS
+from companion_desktop.llm.vision import can_show_images, vision_refusal
+from companion_desktop.pipeline.image_privacy import photo_notice
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.provider_setup import (
     ProviderNotReady,
@@ -63,7 +65,9 @@ class ChatBackend:
         opener: Callable[[ProviderConfig], Any] = open_provider,
         animations: Callable[[], list[tuple[str, str]]] | None = None,
         memory: Any | None = None,
+        tools: Callable[[], Any] | None = None,
     ) -> None:
+        self.tools = tools  # the MCP tools on offer per turn (pipeline.tool_access)
         self.animations = animations  # enabled (id, description) pairs for the prompt
         self.memory = memory  # pipeline.memory.MemoryHooks (None: the simple keyword memory)
         self.service = service
@@ -100,8 +104,8 @@ class ChatBackend:
             return self.problem
         try:
             if self.runner is None:
-                self.runner = TurnRunner(self.service, provider, self.clock,
-                                         memory=self.memory, animations=self.animations)
+                self.runner = TurnRunner(self.service, provider, self.clock, memory=self.memory,
+                                         animations=self.animations, tools=self.tools)
                 self.controller = TurnController(self.runner)
             else:
                 old, self.runner.provider = self.runner.provider, provider
@@ -113,6 +117,27 @@ class ChatBackend:
         self.config = config
         self.problem = None
         return None
+
+    # ---------------------------------------------------------------- photos
+    def can_show_images(self) -> bool:
+        """Whether the connected model can see photos (False when none is connected)."""
+        return self.config is not None and can_show_images(self.config.provider_id, self.config.model)
+
+    def vision_refusal(self) -> str:
+        """What to tell the user when the connected model cannot see photos."""
+        if self.config is None:
+            return self.problem or "No language model is set up yet."
+        return vision_refusal(self.config.provider_id, self.config.model)
+
+    def photo_notice(self) -> str | None:
+        """The first-photo privacy notice for the connected provider (once per provider)."""
+        if self.config is None:
+            return None
+        try:
+            return photo_notice(self.service.db, self.config.provider_id, self.config.base_url)
+        except StorageError:
+            log.warning("could not record the photo notice", exc_info=True)
+            return None
 
     def shutdown(self) -> None:
         """Stop the worker thread, end the session, release the provider (on quit)."""

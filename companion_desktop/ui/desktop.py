@@ -2,8 +2,9 @@
 
 ``Desktop`` wires the one conversation (``TurnController``) to both windows and
 to the avatar: her mood face follows each turn's mood, the model's ``expression``
-flashes, her mouth moves while a reply streams. Overlay placement and toggles are
-saved to the avatar settings.
+flashes, her mouth moves while a reply streams, and with voice on she speaks the
+reply (``VoiceLink``: talking clip, lip sync, the flash held while she speaks).
+Overlay placement and toggles are saved to the avatar settings.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from companion_desktop.ui.avatar_host import AvatarHost
 from companion_desktop.pipeline.reminders import ReminderService
 from companion_desktop.ui.overlay import OverlayWindow
 from companion_desktop.ui.reminder_poller import ReminderPoller
+from companion_desktop.ui.voice_link import VoiceLink
 
 log = logging.getLogger(__name__)
 TALK_HZ = 6.0  # mouth movements per second while text streams (until real lip sync)
@@ -40,15 +42,19 @@ class Desktop(QObject):
         self.backend = backend
         settings = self._avatar_settings()
         self.overlay = OverlayWindow(host, self.send, settings.always_on_top,
-                                     settings.click_through, settings.scale)
+                                     settings.click_through, settings.scale,
+                                     show_image=self._show_image,
+                                     open_photoboard=self._open_photoboard)
         self.overlay.restore_position(settings.positions)
         self.overlay.open_chat.connect(self.show_chat)
         self.overlay.open_settings.connect(self._open_settings)
         self.overlay.quit_requested.connect(QApplication.quit)
         self.overlay.settings_changed.connect(self._save_overlay)
         self.overlay.photo_requested.connect(self.open_photo_mode)
+        chat.photo_problem.connect(self.overlay.on_failed)  # a refused drop says why on her too
         self._talking_since: float | None = None
         self._mouth = QTimer(self, interval=40, timeout=self._move_mouth)
+        self.voice = VoiceLink(service, host, report=self._voice_failed)
         self.tray = self._make_tray()
         self._wired = None
         self.rewire()
@@ -83,6 +89,7 @@ class Desktop(QObject):
         self._wired = controller
 
     def _on_started(self, message: str, retry: bool) -> None:
+        self.voice.stop()  # a new message interrupts her
         if self.host.director is not None:
             self.host.director.turn_started()
         self.host.poke(2.0)
@@ -95,14 +102,16 @@ class Desktop(QObject):
             if self.host.director is not None:
                 self.host.director.text_started()
 
-    def _stop_talking(self) -> None:
-        if self.host.director is not None:
+    def _stop_talking(self, speaking_next: bool = False) -> None:
+        """The text stopped streaming; the talking clip goes on when her voice follows."""
+        if self.host.director is not None and not speaking_next:
             self.host.director.turn_ended()
         self._talking_since = None
         self._mouth.stop()
         if self.host.runtime is not None:
             self.host.runtime.mouth_open(0.0)
-            self.host.runtime.speaking_ended()
+            if not speaking_next:
+                self.host.runtime.speaking_ended()
 
     def _move_mouth(self) -> None:
         if self.host.runtime is None or self._talking_since is None:
@@ -112,16 +121,33 @@ class Desktop(QObject):
         self.host.runtime.mouth_open(0.35 + 0.3 * math.sin(t * TALK_HZ * 2 * math.pi) ** 2)
 
     def _on_done(self, result: TurnResult) -> None:
-        self._stop_talking()
+        speaking = bool(result.speech)
+        self._stop_talking(speaking_next=speaking)
         self.overlay.on_done(result.reply)
         runtime = self.host.runtime
         if runtime is not None:
             runtime.mood(result.mood.primary, result.mood.intensity)
-            if result.suggestion.expression:
-                runtime.flash(result.suggestion.expression)
+        expression = result.suggestion.expression
+        if speaking and self.voice.say(result.speech, expression):
+            expression = None  # flashed by the voice link, held while she speaks
+        elif speaking:
+            self._stop_talking()
+        if runtime is not None:
+            if expression:
+                runtime.flash(expression)
             if self.host.director is not None and result.suggestion.action:
                 self.host.director.request_action(result.suggestion.action, time.monotonic())
             self.host.poke(4.0)
+
+    def _voice_failed(self, message: str) -> None:
+        self.chat.transcript.add_notice(f"Her voice: {message}", "error")
+
+    def _show_image(self, source: str | bytes, name: str) -> None:
+        """A photo dropped on her in the overlay: shown through the chat's path."""
+        self.chat.show_image(source, name, send_now=True)
+
+    def _open_photoboard(self) -> None:
+        self.chat.open_photoboard()
 
     def _on_failed(self, message: str, retryable: bool) -> None:
         self._stop_talking()
@@ -143,8 +169,9 @@ class Desktop(QObject):
         self.host.set_fps(self._avatar_settings().fps)
 
     def settings_applied(self) -> None:
-        """Settings were saved: display toggles, frame rate and the idle pool take effect now."""
+        """Settings were saved: display toggles, frame rate, voice and the idle pool take effect now."""
         self._on_model()
+        self.voice.reload()
         director = self.host.director
         if director is not None and not (director.talking or director.thinking):
             director.back_to_idle()
@@ -204,6 +231,7 @@ class Desktop(QObject):
         menu = QMenu()
         menu.addAction("Show or hide her", self.toggle_overlay)
         menu.addAction("Open chat", self.show_chat)
+        menu.addAction("Photoboard", self._open_photoboard)
         menu.addSeparator()
         quit_action = QAction("Quit", menu)
         quit_action.triggered.connect(QApplication.quit)

@@ -6,7 +6,8 @@ gets a reaction. Clicks on transparent pixels pass through to the desktop (an
 input mask from the rendered alpha; a menu toggle). The position is remembered
 per screen arrangement and brought back when it would be off-screen. A speech
 bubble shows the phase and her streamed reply; a compact box lets the user talk
-to her without opening the chat window.
+to her without opening the chat window. A photo dropped on her (an image file or
+image data) is shown to her through ``show_image``; the menu opens the photoboard.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 from companion_desktop.ui.avatar_host import AvatarHost
 from companion_desktop.ui.avatar_view import AvatarView
 from companion_desktop.ui.overlay_geometry import arrangement_key, bring_back, default_position
+from companion_desktop.ui.shown_image import DropTarget, Source, as_path_or_bytes
 from companion_desktop.ui.speech import CompactInput, SpeechBubble
 
 BASE_SIZE = QSize(340, 640)
@@ -37,6 +39,7 @@ OVERLAY_STYLE = """
 """
 DRAG_THRESHOLD = 6
 MASK_MS = 250
+DROP_HINT = "Let go to show her this photo"
 
 
 def screen_rects() -> list[QRect]:
@@ -44,7 +47,9 @@ def screen_rects() -> list[QRect]:
 
 
 class OverlayWindow(QWidget):
-    """The overlay. ``send`` is called with messages from the compact input."""
+    """The overlay. ``send`` is called with messages from the compact input;
+    ``show_image(path or bytes, name)`` with a photo dropped on her;
+    ``open_photoboard()`` from the menu (each item only when given)."""
 
     open_chat = Signal()
     open_settings = Signal()
@@ -53,7 +58,9 @@ class OverlayWindow(QWidget):
     photo_requested = Signal()
 
     def __init__(self, host: AvatarHost, send: Callable[[str], bool] | None = None,
-                 always_on_top: bool = True, click_through: bool = True, scale: float = 1.0) -> None:
+                 always_on_top: bool = True, click_through: bool = True, scale: float = 1.0,
+                 show_image: Callable[[str | bytes, str], None] | None = None,
+                 open_photoboard: Callable[[], None] | None = None) -> None:
         flags = Qt.WindowType.FramelessWindowHint | Qt.WindowType.Tool
         if always_on_top:
             flags |= Qt.WindowType.WindowStaysOnTopHint
@@ -64,6 +71,8 @@ class OverlayWindow(QWidget):
         self.setWindowTitle("Hana")
         self.host = host
         self.send = send
+        self.show_image = show_image
+        self.open_photoboard = open_photoboard
         self.always_on_top = always_on_top
         self.click_through = click_through
         self.scale = scale
@@ -90,6 +99,9 @@ class OverlayWindow(QWidget):
         self._mask_timer = QTimer(self, interval=MASK_MS, timeout=self.update_mask)
         self._mask_timer.start()
         self.resize(self._scaled_size())
+        self._hinting = False
+        if show_image is not None:
+            self.drop_target = DropTarget(self, self._dropped, self._drop_hint)
 
     # ---------------------------------------------------------------- size/place
     def _scaled_size(self) -> QSize:
@@ -190,6 +202,23 @@ class OverlayWindow(QWidget):
         self.bubble.finish(message, error=True)
         self._place_children()
 
+    # ---------------------------------------------------------------- photos
+    def _drop_hint(self, on: bool) -> None:
+        """While a photo hovers over her, the bubble says what letting go does."""
+        if on and not self.bubble.isVisible():
+            self.bubble.show_text(DROP_HINT)
+            self._hinting = True
+        elif not on and self._hinting:
+            self.bubble.hide()
+        if not on:
+            self._hinting = False
+        self._place_children()
+
+    def _dropped(self, source: Source, name: str) -> None:
+        data = as_path_or_bytes(source)
+        if self.show_image is not None and data:
+            self.show_image(data, name)
+
     # ---------------------------------------------------------------- mouse
     def eventFilter(self, obj, event) -> bool:  # noqa: N802, ANN001
         if obj is not self.view:
@@ -247,6 +276,8 @@ class OverlayWindow(QWidget):
         through.toggled.connect(self.set_click_through)
         menu.addAction(through)
         menu.addAction("Photo mode…", self.photo_requested.emit)
+        if self.open_photoboard is not None:
+            menu.addAction("Photoboard…", self.open_photoboard)
         menu.addSeparator()
         menu.addAction("Hide", self.hide)
         menu.addAction("Quit", self.quit_requested.emit)

@@ -4,12 +4,17 @@ Rows stack at the bottom of a scroll area like a messenger. Her streamed reply i
 one bubble whose text is replaced as it grows. Notices are plain ("info"), errors
 ("error", with optional action buttons such as Retry) or the relationship card
 ("card", monospace). The view follows new rows when the user is already at the bottom.
+A user bubble may carry the photo shown with it (its thumbnail above the text; a
+photo shown without words gets a muted caption instead). A tool-approval question
+("ask") has Allow and Deny buttons and answers the pipeline's ticket.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import date
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
@@ -25,9 +30,17 @@ from PySide6.QtWidgets import (
 )
 
 from companion_desktop.ui.shimmer import ShimmerLabel
+from companion_desktop.ui.shown_image import rounded_pixmap
 
 #: Bubbles take at most this share of the transcript's width.
 BUBBLE_SHARE = 0.72
+#: The longest edge of a photo in a bubble, in pixels.
+PHOTO_EDGE = 240
+PHOTO_CAPTION = "You showed her this photo"
+PHOTO_MISSING = "You showed her a photo (no longer kept)"
+#: Characters of a tool's arguments shown in an approval question.
+ARGS_SHOWN = 300
+NAME_SHOWN = 80
 
 
 def fit_label(label: QLabel, max_width: int) -> None:
@@ -53,31 +66,61 @@ def _text_label(text: str, name: str) -> QLabel:
 
 
 class Bubble(QFrame):
-    """One message; ``role`` is "user" or "her"."""
+    """One message; ``role`` is "user" or "her".
 
-    def __init__(self, role: str, text: str) -> None:
+    ``photo`` (encoded image bytes, a thumbnail) shows above the text; with
+    ``photo_only`` the text is replaced by a muted caption (``text()`` still gives
+    the message). ``has_photo`` says whether a picture is shown.
+    """
+
+    def __init__(self, role: str, text: str, photo: bytes | None = None,
+                 photo_only: bool = False) -> None:
         super().__init__()
         self.role = role
+        self._message = text
         self.setObjectName("userBubble" if role == "user" else "herBubble")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 9, 14, 9)
-        self.label = _text_label(text, "bubbleText")
+        self.photo: QLabel | None = None
+        self._photo_data = photo
+        if photo is not None:
+            self.photo = QLabel(objectName="bubblePhoto")
+            layout.addWidget(self.photo)
+            if rounded_pixmap(photo, 4, 4) is None:
+                self.photo = None  # undecodable: no picture, the caption says so
+                self._photo_data = None
+        caption = PHOTO_CAPTION if self.photo is not None else PHOTO_MISSING
+        self.label = _text_label(caption if photo_only else text, "bubbleText")
+        if photo_only:
+            self.label.setStyleSheet("color: rgba(255, 255, 255, 205); font-style: italic;"
+                                     " font-size: 12px;")
         layout.addWidget(self.label)
-
         self._max_width = 10_000
 
+    @property
+    def has_photo(self) -> bool:
+        return self.photo is not None
+
     def text(self) -> str:
-        return self.label.text()
+        return self._message
 
     def set_text(self, text: str) -> None:
+        self._message = text
         self.label.setText(text)
         self.fit(self._max_width)
 
     def fit(self, max_width: int) -> None:
-        """Size the bubble to its text, at most ``max_width`` pixels wide."""
+        """Size the bubble to its text (and photo), at most ``max_width`` pixels wide."""
         self._max_width = max_width
         margins = self.layout().contentsMargins()
-        fit_label(self.label, max_width - margins.left() - margins.right())
+        inner = max_width - margins.left() - margins.right()
+        if self.photo is not None:
+            edge = max(40, min(PHOTO_EDGE, inner))
+            pixmap = rounded_pixmap(self._photo_data, edge, edge, 10)
+            if pixmap is not None:
+                self.photo.setPixmap(pixmap)
+                self.photo.setFixedSize(pixmap.size())
+        fit_label(self.label, inner)
 
 
 class Notice(QFrame):
@@ -88,7 +131,7 @@ class Notice(QFrame):
         super().__init__()
         self.kind = kind
         names = {"info": "systemNotice", "error": "errorNotice", "card": "cardNotice",
-                 "day": "dayNotice", "setup": "setupNotice"}
+                 "day": "dayNotice", "setup": "setupNotice", "ask": "setupNotice"}
         self.setObjectName(names[kind])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 8, 14, 8)
@@ -115,8 +158,73 @@ class Notice(QFrame):
         return self.label.text()
 
     def fit(self, max_width: int) -> None:
+        self._max_width = max_width
         margins = self.layout().contentsMargins()
         fit_label(self.label, max_width - margins.left() - margins.right())
+
+
+def short_json(value: Any, limit: int = ARGS_SHOWN) -> str:
+    """``value`` as one line of JSON, cut to ``limit`` characters with an ellipsis."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _short(name: object) -> str:
+    text = " ".join(str(name).split())
+    return text if len(text) <= NAME_SHOWN else text[: NAME_SHOWN - 1] + "…"
+
+
+def approval_text(request: Any) -> str:
+    """The question for a tool run that needs the user's yes (tool and server names and
+    the model's arguments are untrusted: shown as plain, bounded text)."""
+    arguments = getattr(request, "arguments", None) or {}
+    return (f"She wants to use {_short(request.tool)} from {_short(request.server)} "
+            f"with {short_json(arguments)}")
+
+
+class ApprovalNotice(Notice):
+    """Allow / Deny for one ticket (``.request``, ``.answer(allowed)``, ``.cancelled``).
+
+    Answering hides the buttons and says the choice; a ticket the pipeline
+    cancelled (the turn ended or was stopped) only disables them.
+    """
+
+    def __init__(self, ticket: Any) -> None:
+        self.ticket = ticket
+        self.question = approval_text(ticket.request)
+        super().__init__(self.question, "ask", [("Allow", lambda: self.answer(True)),
+                                                ("Deny", lambda: self.answer(False))])
+        self.open = True
+
+    def answer(self, allowed: bool) -> None:
+        if not self.open:
+            return
+        if getattr(self.ticket, "cancelled", False):
+            self.expire()
+            return
+        self.open = False
+        self.ticket.answer(allowed)
+        for button in self.buttons.values():
+            button.hide()
+        choice = "\n✓ You allowed it." if allowed else "\n✕ You said no."
+        self.label.setText(self.question + choice)
+        self._refit()
+
+    def expire(self) -> None:
+        """The question no longer stands: the buttons stay visible but disabled."""
+        if not self.open:
+            return
+        self.open = False
+        for button in self.buttons.values():
+            button.setEnabled(False)
+        self.label.setText(self.question + "\n(No longer waiting for an answer.)")
+        self._refit()
+
+    def _refit(self) -> None:
+        self.fit(getattr(self, "_max_width", 560))
 
 
 class Transcript(QScrollArea):
@@ -145,9 +253,10 @@ class Transcript(QScrollArea):
         self.verticalScrollBar().valueChanged.connect(self._note_position)
 
     # ------------------------------------------------------------------ rows
-    def add_user(self, text: str) -> Bubble:
+    def add_user(self, text: str, photo: bytes | None = None, photo_only: bool = False) -> Bubble:
+        """The user's message; ``photo`` a thumbnail (encoded bytes) shown with it."""
         self._stick = True  # what the user just sent is always brought into view
-        return self._add(Bubble("user", text), Qt.AlignmentFlag.AlignRight)
+        return self._add(Bubble("user", text, photo, photo_only), Qt.AlignmentFlag.AlignRight)
 
     def add_her(self, text: str) -> Bubble:
         return self._add(Bubble("her", text), Qt.AlignmentFlag.AlignLeft)
@@ -155,6 +264,10 @@ class Transcript(QScrollArea):
     def add_notice(self, text: str, kind: str = "info",
                    actions: list[tuple[str, Callable[[], None]]] | None = None) -> Notice:
         return self._add(Notice(text, kind, actions), Qt.AlignmentFlag.AlignHCenter)
+
+    def add_approval(self, ticket: Any) -> ApprovalNotice:
+        """The question for a tool run that needs the user's yes (see ``ApprovalNotice``)."""
+        return self._add(ApprovalNotice(ticket), Qt.AlignmentFlag.AlignHCenter)
 
     def add_day(self, day: date) -> Notice | None:
         """A day separator, when ``day`` differs from the last one shown."""
@@ -218,7 +331,7 @@ class Transcript(QScrollArea):
         return max(220, int(self.viewport().width() * BUBBLE_SHARE))
 
     def _fit(self, row: Bubble | Notice, width: int) -> None:
-        if isinstance(row, Notice) and row.kind in ("card", "error"):
+        if isinstance(row, Notice) and row.kind in ("card", "error", "ask"):
             width = max(width, min(560, self.viewport().width() - 40))
         row.fit(width)
 

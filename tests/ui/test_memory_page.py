@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from companion_desktop.pipeline.facts import EmbeddingStatus, FactService
 from companion_desktop.storage import repository as repo
 from companion_desktop.ui.settings import SettingsDialog
+from companion_desktop.ui.settings.dialog import PAGES
 from companion_desktop.ui.settings.memory_page import MERGED, MemoryPage, status_text
 from tests.conftest import T0
 from tests.memory.vector_helpers import ScriptedEmbedder, at_similarity, axis
@@ -267,7 +268,7 @@ def test_the_data_link_opens_the_data_page(qtbot, service):
     dialog.memory.show_tab("Settings")
     dialog.memory.advanced_tab.data_button.click()
     assert dialog.nav.currentItem().text() == "Data"
-    assert dialog.stack.currentIndex() == 5
+    assert dialog.stack.currentIndex() == PAGES.index("Data")
 
 
 def test_saving_the_dialog_with_memory_and_data_pages(qtbot, service):

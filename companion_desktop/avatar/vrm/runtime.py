@@ -7,7 +7,8 @@
 2. ``humanoid``: normalized rotations to raw local rotations, world matrices.
 3. ``look_at``: eye bones or look expressions toward ``look_at_point``.
 4. ``expressions``: resting face (mood) under flash, tap, emote and photo layers, faded
-   by ``engine.mood_expression``; direct ``set_expression`` weights; blink; mouth ("aa").
+   by ``engine.mood_expression``; direct ``set_expression`` weights; blink; mouth ("aa");
+   lip-sync visemes (aa ih ou ee oh), which no face's mouth override blocks.
 5. ``spring``: spring bones in fixed steps, then the final world and joint matrices.
 
 ``changed`` tells whether the frame differs visibly from the previous one (the overlay
@@ -18,14 +19,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from ...engine import mood_expression as mx
 from . import quat
 from .blink import Blinker
-from .expressions import ExpressionManager
+from .expressions import MOUTH, ExpressionManager
 from .frame import Frame
 from .look_at import LookAtController
 from .model import VrmModel
@@ -66,6 +67,8 @@ class AvatarRuntime:
         self.face: dict[str, float] = {}
         self.manual: dict[str, float] = {}
         self.mouth = 0.0
+        self.visemes: dict[str, float] = {}
+        self._viseme_binds: dict[str, list[tuple[int, int, float]]] | None = None
         self.time = 0.0
         self.changed = True
         self.trace: list[str] | None = None  # set to a list to record the stages run
@@ -100,6 +103,22 @@ class AvatarRuntime:
     def mouth_open(self, amount: float) -> None:
         """Lip sync: 0..1 drives "aa"."""
         self.mouth = min(1.0, max(0.0, float(amount)))
+
+    def set_visemes(self, weights: Mapping[str, float] | None) -> None:
+        """Lip sync: weights 0..1 of "aa", "ih", "ou", "ee", "oh" (others ignored; None or
+        {} closes the mouth). A viseme the model lacks goes to "aa". Unlike ``mouth_open``,
+        these are never blocked by a face's mouth override: she keeps talking while the
+        flash or mood face shows."""
+        bounded: dict[str, float] = {}
+        for name, weight in (weights or {}).items():
+            try:
+                value = float(weight)
+            except (TypeError, ValueError):
+                continue
+            target = name if name in self.available else "aa"
+            if name in MOUTH and target in self.available and value == value and value > 0:
+                bounded[target] = min(1.0, bounded.get(target, 0.0) + min(1.0, value))
+        self.visemes = bounded
 
     def set_expression(self, name: str, weight: float) -> bool:
         """Direct control of one expression (0 removes it); False when the model lacks it."""
@@ -205,7 +224,31 @@ class AvatarRuntime:
                 ex.set(name, max(blink, ex.get(name)))
         if self.mouth > 0.0:
             ex.set("aa", max(self.mouth, ex.get("aa")))
-        return ex.evaluate()
+        for name, weight in self.visemes.items():
+            ex.set(name, max(weight, ex.get(name)))
+        out = ex.evaluate()
+        if self.visemes:
+            self._unblock_visemes(out.morph_weights)
+        return out
+
+    def _unblock_visemes(self, morphs: list[np.ndarray]) -> None:
+        """Add back what a mouth override took from the lip-sync visemes (morphs only)."""
+        applied = self.expressions.output_weights()
+        index = self.expressions.index
+        if self._viseme_binds is None:
+            self._viseme_binds = {
+                name: [(b.mesh, b.target, b.weight) for b in self.model.expressions[name]
+                       .morph_binds if 0 <= b.mesh < len(morphs)
+                       and 0 <= b.target < len(morphs[b.mesh])]
+                for name in MOUTH if name in index}
+        for name, weight in self.visemes.items():
+            if self.model.expressions[name].is_binary:
+                weight = float(weight > 0.5)
+            missing = weight - float(applied[index[name]])
+            if missing <= 1e-6:
+                continue
+            for mesh, target, bind in self._viseme_binds.get(name, ()):
+                morphs[mesh][target] = min(1.0, max(0.0, morphs[mesh][target] + missing * bind))
 
     def _differs(self, frame: Frame) -> bool:
         last = self._last

@@ -1,0 +1,388 @@
+"""Text-to-speech backends: espeak-ng (offline) and OpenAI-compatible ``/audio/speech``.
+
+Both return :class:`SpeechAudio`: raw signed 16-bit little-endian mono PCM and its sample
+rate (no numpy here; ``array`` assumes a little-endian machine, as every supported one is).
+Every failure is a :class:`TtsError` whose message a user can act on; the API key never
+appears in one. Text is capped at :data:`MAX_TEXT_CHARS`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import struct
+import subprocess
+from array import array
+from dataclasses import dataclass
+from typing import Protocol
+
+import httpx
+
+from companion_desktop.llm.errors import provider_detail, redact
+
+#: The longest text sent to a backend, in characters (longer text is cut at a word).
+MAX_TEXT_CHARS = 4000
+#: Seconds espeak-ng may take for one text.
+ESPEAK_TIMEOUT_S = 30.0
+#: espeak-ng's speed at rate 1.0 (words per minute) and pitch at 1.0 (0-99 scale).
+ESPEAK_WPM, ESPEAK_PITCH = 175, 50
+#: The largest speech response accepted, in bytes (about 20 minutes of 24 kHz audio).
+MAX_AUDIO_BYTES = 64 * 1024 * 1024
+#: Sample rate OpenAI documents for ``response_format: "pcm"`` (16-bit mono).
+OPENAI_PCM_RATE = 24_000
+OPENAI_VOICES: tuple[str, ...] = (
+    "alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer",
+    "verse",
+)
+SETTINGS_PAGE = "Settings > Voice"
+_VOICE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+/-]{0,63}$")
+_WAV_TYPES = ("audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave")
+
+
+class TtsError(Exception):
+    """Speech failed; ``str(error)`` is a message for the user (never contains a key)."""
+
+
+@dataclass(frozen=True)
+class SpeechAudio:
+    """Signed 16-bit little-endian mono PCM at ``sample_rate`` Hz."""
+
+    pcm: bytes
+    sample_rate: int
+
+    @property
+    def duration(self) -> float:
+        """Length in seconds."""
+        return len(self.pcm) // 2 / self.sample_rate if self.sample_rate > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class Voice:
+    """A voice a backend offers: ``id`` is what settings store, ``name`` what users see."""
+
+    id: str
+    name: str
+    language: str = ""
+
+
+def _factor(value: float) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return 1.0
+    return 1.0 if number != number else min(2.0, max(0.5, number))
+
+
+@dataclass(frozen=True)
+class VoiceOptions:
+    """Speed and pitch multipliers, each clamped to 0.5-2.0 (1.0 = the voice's own)."""
+
+    rate: float = 1.0
+    pitch: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rate", _factor(self.rate))
+        object.__setattr__(self, "pitch", _factor(self.pitch))
+
+
+def cap_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """``text`` without control characters, cut at the last space before ``limit``."""
+    text = "".join(ch if ch.isprintable() else " " for ch in str(text)).strip()
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit + 1)
+    return text[: cut if cut > limit // 2 else limit].rstrip()
+
+
+# -- WAV ----------------------------------------------------------------------------------
+def decode_wav(data: bytes) -> SpeechAudio:
+    """16-bit mono PCM from a WAV file: 8/16/24/32-bit integer or 32-bit float samples,
+    any channel count (averaged). A data length past the end of the file (espeak-ng's
+    ``--stdout`` writes 0x7FFFFFFF) means "up to the end"."""
+    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise TtsError(f"The audio is not a WAV file (it starts with {bytes(data[:4])!r}).")
+    fmt: bytes | None = None
+    pos = 12
+    while pos + 8 <= len(data):
+        chunk, size = struct.unpack_from("<4sI", data, pos)
+        pos += 8
+        if chunk == b"fmt ":
+            fmt = bytes(data[pos:pos + size])
+        elif chunk == b"data":
+            if fmt is None or len(fmt) < 16:
+                raise TtsError("The WAV audio has no format header before its samples.")
+            return _wav_samples(fmt, bytes(data[pos:min(len(data), pos + size)]))
+        pos += size + (size & 1)
+    raise TtsError("The WAV audio has no samples.")
+
+
+def _wav_samples(fmt: bytes, data: bytes) -> SpeechAudio:
+    kind, channels, rate, _, _, bits = struct.unpack_from("<HHIIHH", fmt)
+    if kind == 0xFFFE and len(fmt) >= 26:  # WAVE_FORMAT_EXTENSIBLE: the sub-format's tag
+        kind = struct.unpack_from("<H", fmt, 24)[0]
+    if (kind, bits) not in ((1, 8), (1, 16), (1, 24), (1, 32), (3, 32)):
+        raise TtsError(f"The WAV audio uses an unsupported sample format "
+                       f"(format {kind}, {bits} bits).")
+    if not 1 <= channels <= 16 or not 1000 <= rate <= 384_000:
+        raise TtsError(f"The WAV audio has {channels} channels at {rate} Hz; "
+                       "that cannot be played.")
+    width = bits // 8
+    data = data[: len(data) // (width * channels) * width * channels]
+    if kind == 3:  # float: clipped to -1..1, NaN as silence
+        pcm = array("h", (0 if x != x else round(max(-1.0, min(1.0, x)) * 32767)
+                          for x in array("f", data))).tobytes()
+    elif width == 1:  # unsigned 8-bit: flip the sign bit, use as the high byte
+        pcm16 = bytearray(2 * len(data))
+        pcm16[1::2] = data.translate(bytes((b ^ 0x80) for b in range(256)))
+        pcm = bytes(pcm16)
+    else:  # keep the two most significant bytes of each little-endian sample
+        pcm16 = bytearray(2 * (len(data) // width))
+        pcm16[0::2], pcm16[1::2] = data[width - 2::width], data[width - 1::width]
+        pcm = bytes(pcm16)
+    return SpeechAudio(_mono(pcm, channels), rate)
+
+
+def _mono(pcm: bytes, channels: int) -> bytes:
+    """Interleaved 16-bit little-endian PCM averaged down to one channel."""
+    if channels == 1:
+        return pcm
+    samples = array("h", pcm)
+    lanes = [samples[c::channels] for c in range(channels)]
+    return array("h", (sum(frame) // channels for frame in zip(*lanes))).tobytes()
+
+
+def _decode(data: bytes, source: str) -> SpeechAudio:
+    try:
+        return decode_wav(data)
+    except TtsError as exc:
+        raise TtsError(f"{source} sent audio that could not be read. {exc}") from None
+
+
+# -- espeak-ng ----------------------------------------------------------------------------
+class EspeakBackend:
+    """The offline espeak-ng program: text on stdin, WAV on stdout, no shell."""
+
+    def __init__(self, executable: str = "espeak-ng") -> None:
+        self.executable = executable
+        self._voices: list[Voice] | None = None
+
+    def _path(self) -> str:
+        path = shutil.which(self.executable)
+        if path is None:
+            raise TtsError(
+                "espeak-ng is not installed (or not on the PATH). Install the espeak-ng "
+                f"package, or choose a speech server in {SETTINGS_PAGE}."
+            )
+        return path
+
+    def available(self) -> bool:
+        """True when the espeak-ng program can be found."""
+        return shutil.which(self.executable) is not None
+
+    def _run(self, args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+        try:
+            return subprocess.run([self._path(), *args], input=stdin, capture_output=True,
+                                  timeout=ESPEAK_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired:
+            raise TtsError(f"espeak-ng took longer than {ESPEAK_TIMEOUT_S:.0f} s "
+                           "and was stopped.") from None
+        except OSError as exc:
+            raise TtsError(f"espeak-ng could not be started: {exc.strerror or exc}.") from None
+
+    def voices(self) -> list[Voice]:
+        """The installed voices (``espeak-ng --voices``), read once and cached."""
+        if self._voices is None:
+            done = self._run(["--voices"])
+            if done.returncode != 0:
+                raise TtsError("espeak-ng could not list its voices: "
+                               f"{_first_line(done.stderr)}")
+            self._voices = parse_espeak_voices(done.stdout.decode("utf-8", "replace"))
+        return list(self._voices)
+
+    def synthesize(self, text: str, voice: str | None = None,
+                   options: VoiceOptions | None = None) -> SpeechAudio:
+        """Speak ``text`` (capped); ``voice`` an id from :meth:`voices` (variants such as
+        ``en+f3`` allowed), None for espeak-ng's default. Empty text gives empty audio."""
+        options = options or VoiceOptions()
+        text = cap_text(text)
+        if not text:
+            return SpeechAudio(b"", 22_050)
+        args = ["--stdout", "-b", "1", "-s", str(round(ESPEAK_WPM * options.rate)),
+                "-p", str(min(99, max(0, round(ESPEAK_PITCH * options.pitch))))]
+        if voice:
+            args += ["-v", self._checked_voice(voice)]
+        done = self._run(args, text.encode("utf-8"))
+        if done.returncode != 0 or not done.stdout:
+            raise TtsError(f"espeak-ng could not speak: {_first_line(done.stderr)}")
+        return _decode(done.stdout, "espeak-ng")
+
+    def _checked_voice(self, voice: str) -> str:
+        base = voice.split("+", 1)[0]
+        known = {v.id for v in self.voices()}
+        if not _VOICE_ID.match(voice) or base not in known:
+            shown = voice if len(voice) <= 40 else voice[:40] + "…"
+            raise TtsError(f"espeak-ng has no voice \"{shown}\". Pick one in {SETTINGS_PAGE}.")
+        return voice
+
+
+def _first_line(data: bytes) -> str:
+    lines = data.decode("utf-8", "replace").strip().splitlines()
+    return (lines[0][:200] if lines else "no details given") or "no details given"
+
+
+def parse_espeak_voices(listing: str) -> list[Voice]:
+    """Voices from ``espeak-ng --voices`` output; ids are the language codes ``-v`` takes.
+
+    Columns: Pty, Language, Age/Gender, VoiceName, File, Other Languages ``(code pty)``.
+    A code only named under Other Languages (``en``) is added as its best voice's alias."""
+    voices: dict[str, Voice] = {}
+    aliases: dict[str, tuple[int, str]] = {}
+    for line in listing.splitlines()[1:]:
+        cols = line.split()
+        if len(cols) < 5 or not _VOICE_ID.match(cols[1]):
+            continue
+        name = cols[3].replace("_", " ")
+        voices.setdefault(cols[1], Voice(cols[1], name, cols[1]))
+        for code, priority in re.findall(r"\(([A-Za-z0-9-]+) (\d+)\)", line):
+            best = aliases.get(code)
+            if best is None or int(priority) < best[0]:
+                aliases[code] = (int(priority), name)
+    for code, (_, name) in sorted(aliases.items()):
+        if code not in voices and _VOICE_ID.match(code):
+            voices[code] = Voice(code, f"{name} ({code})", code)
+    return sorted(voices.values(), key=lambda v: v.id)
+
+
+# -- OpenAI-compatible speech server ------------------------------------------------------
+class OpenAISpeechBackend:
+    """``POST {base_url}/audio/speech`` on OpenAI or any compatible server."""
+
+    def __init__(self, base_url: str, model: str, api_key: str | None,
+                 client: httpx.Client) -> None:
+        self.base_url = (base_url or "").strip().rstrip("/")
+        self.model = model
+        self.api_key = api_key or None
+        self.client = client
+        self._voices: list[Voice] | None = None
+
+    def available(self) -> bool:
+        """True when an address is set (whether it answers shows at the first request)."""
+        return bool(self.base_url)
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def _url(self, path: str) -> str:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise TtsError(f"Set the speech server's address (http:// or https://) in "
+                           f"{SETTINGS_PAGE}.")
+        return f"{self.base_url}{path}"
+
+    def voices(self) -> list[Voice]:
+        """OpenAI's voices, plus those the server lists at ``GET /audio/voices`` (cached;
+        a server without that list is fine)."""
+        if self._voices is None:
+            found = [Voice(v, v.capitalize(), "") for v in OPENAI_VOICES]
+            known = set(OPENAI_VOICES)
+            for voice in self._server_voices():
+                if voice.id not in known:
+                    known.add(voice.id)
+                    found.append(voice)
+            self._voices = found
+        return list(self._voices)
+
+    def _server_voices(self) -> list[Voice]:
+        try:
+            response = self.client.get(self._url("/audio/voices"), headers=self._headers())
+            items = response.json().get("voices") if response.status_code == 200 else None
+        except (httpx.HTTPError, TtsError, ValueError, AttributeError):
+            return []
+        return [v for v in map(_voice_from_json, items[:500] if isinstance(items, list)
+                               else []) if v is not None]
+
+    def synthesize(self, text: str, voice: str | None = None,
+                   options: VoiceOptions | None = None) -> SpeechAudio:
+        """Speak ``text`` (capped) with ``voice`` (default "alloy"). Empty text gives
+        empty audio without a request."""
+        options = options or VoiceOptions()
+        text = cap_text(text)
+        if not text:
+            return SpeechAudio(b"", OPENAI_PCM_RATE)
+        body = {"model": self.model, "input": text, "voice": (voice or "alloy")[:100],
+                "response_format": "wav", "speed": options.rate}
+        try:
+            response = self.client.post(self._url("/audio/speech"), json=body,
+                                        headers=self._headers())
+        except httpx.TimeoutException:
+            raise TtsError(f"The speech server at {self.base_url} did not answer in time."
+                           ) from None
+        except httpx.HTTPError as exc:
+            raise TtsError(f"Could not reach the speech server at {self.base_url} "
+                           f"({type(exc).__name__}). Is it running?") from None
+        if response.status_code != 200:
+            raise TtsError(self._status_message(response))
+        return self._audio(response)
+
+    def _status_message(self, response: httpx.Response) -> str:
+        status = response.status_code
+        detail = provider_detail(response.content[:4000], self.api_key)
+        said = f" It said: {detail}" if detail else ""
+        if status in (401, 403):
+            text = f"The speech server refused the API key ({status}). Check it in " \
+                   f"{SETTINGS_PAGE}.{said}"
+        elif status == 404:
+            text = f"The speech server has no {self.base_url}/audio/speech or no model " \
+                   f"\"{self.model}\" (404). Check the address and model in {SETTINGS_PAGE}."
+        elif status == 429:
+            text = f"The speech server is rate-limiting requests (429); try again later.{said}"
+        elif status >= 500:
+            text = f"The speech server had an error ({status}); try again later.{said}"
+        else:
+            text = f"The speech server rejected the request ({status}).{said}"
+        return redact(text, self.api_key)
+
+    def _audio(self, response: httpx.Response) -> SpeechAudio:
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        data = response.content
+        if len(data) > MAX_AUDIO_BYTES:
+            raise TtsError("The speech server sent more audio than the app accepts.")
+        if kind in _WAV_TYPES or (kind in ("application/octet-stream", "")
+                                  and data[:4] == b"RIFF"):
+            return _decode(data, "The speech server")
+        if kind in ("audio/pcm", "audio/l16"):
+            return SpeechAudio(data[: len(data) // 2 * 2], OPENAI_PCM_RATE)
+        raise TtsError(f"The speech server sent {kind or 'an unlabelled body'}; expected WAV.")
+
+
+def _voice_from_json(item: object) -> Voice | None:
+    """A voice from a ``/audio/voices`` entry: a string, or an object with an id/name."""
+    if isinstance(item, str):
+        vid, name, lang = item, item, ""
+    elif isinstance(item, dict):
+        vid = item.get("id") or item.get("voice_id") or item.get("name")
+        name = item.get("name") or vid
+        lang = item.get("language") or item.get("lang") or ""
+    else:
+        return None
+    if not isinstance(vid, str) or not vid.strip() or len(vid) > 100:
+        return None
+    return Voice(vid.strip(), str(name)[:100], str(lang)[:20])
+
+
+class VoiceConfig(Protocol):
+    """What :func:`create_tts` reads (``storage.settings.VoiceSettings`` has it)."""
+
+    backend: str
+    base_url: str | None
+    model: str
+
+
+def create_tts(settings: VoiceConfig, api_key: str | None,
+               client: httpx.Client | None = None) -> EspeakBackend | OpenAISpeechBackend:
+    """The backend ``settings`` choose; the speech server gets ``client`` (or a new one
+    with a 10 s connect and 120 s read timeout)."""
+    if settings.backend != "openai":
+        return EspeakBackend()
+    if client is None:
+        client = httpx.Client(timeout=httpx.Timeout(120.0, connect=10.0))
+    return OpenAISpeechBackend(settings.base_url or "", settings.model, api_key, client)

@@ -1,0 +1,144 @@
+"""The parts of a turn the runner passes around: phases, hooks, the prepared prompt,
+the result, and the photo and tool steps of a turn (no Qt)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from sqlalchemy.orm import Session
+
+from companion_desktop.engine.character import CharacterState, MoodState
+from companion_desktop.engine.speech import SpokenPart
+from companion_desktop.engine.state_updates import LlmSuggestion
+from companion_desktop.llm.base import CancelToken, ChatMessage, Provider, ToolCall
+from companion_desktop.llm.vision import VisionUnavailableError, can_show_images, vision_refusal
+from companion_desktop.pipeline.images import PreparedImage
+from companion_desktop.pipeline.memory import PHOTO_MARK, Recall
+from companion_desktop.pipeline.tools import run_tool_rounds
+from companion_desktop.storage import keepsakes as keepsake_store
+from companion_desktop.storage import repository as repo
+from companion_desktop.storage.keepsakes import Keepsake
+from companion_desktop.storage.settings import LlmSettings
+
+PHASE_REMEMBERING = "remembering"
+PHASE_SEEING = "seeing"
+PHASE_THINKING = "thinking"
+#: The user-role line sent with a system event (the providers need one); never saved.
+EVENT_NUDGE = "(The app: an event happened; see <event>. Speak to them about it now.)"
+#: The message text of a photo shown without words.
+SHOW_ONLY_TEXT = PHOTO_MARK
+#: The longest keepsake note taken from her reply when she wrote no memory.
+NOTE_CHARS = 200
+
+
+class TurnHooks(Protocol):
+    """Progress of one turn, for whichever view shows it."""
+
+    def set_phase(self, phase: str) -> None: ...
+
+    def on_text(self, visible: str) -> None:
+        """The whole visible reply so far (JSON block and reasoning hidden)."""
+        ...
+
+
+class NullHooks:
+    def set_phase(self, phase: str) -> None:
+        pass
+
+    def on_text(self, visible: str) -> None:
+        pass
+
+
+# Hooks may also offer ``approve(ApprovalRequest) -> bool`` (asked before a tool marked
+# "ask before running"; absent = declined) and ``on_tool(label, status)`` (tool progress).
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What one finished turn produced (all numbers already bounded and applied)."""
+
+    reply: str
+    state: CharacterState
+    applied: dict[str, int]
+    stage: str
+    stage_changed: bool
+    strain: bool
+    mood: MoodState
+    suggestion: LlmSuggestion
+    used_extraction: bool
+    reminders: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    new_memory: str | None = None
+    event: Any = None  # the EventDefinition to play now (engine.events), if one fired
+    speech: list[SpokenPart] = field(default_factory=list)  # what to say aloud (voice on)
+    keepsake: Keepsake | None = None  # the photo shown this turn, as kept
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # MCP calls made
+
+
+@dataclass(frozen=True)
+class PreparedTurn:
+    """What the prompt step gives the model call: the system prompt, the history that
+    fits, the settings read, the memories recalled, whether she speaks aloud, and the
+    MCP tools on offer (None when no server is active)."""
+
+    system: str
+    history: list[tuple[str, str]]
+    settings: LlmSettings
+    recall: Recall
+    speech: bool
+    tools: Any = None
+
+
+def note_from(reply: str) -> str:
+    """Her keepsake note when she wrote no memory: the first sentence of her reply."""
+    text = " ".join(reply.split())
+    for end in (". ", "! ", "? ", "… "):
+        cut = text.find(end)
+        if 0 < cut < NOTE_CHARS:
+            return text[: cut + 1]
+    return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 1].rstrip() + "…"
+
+
+def check_vision(provider: Provider) -> None:
+    """VisionUnavailableError (with what to switch to) unless the model sees photos."""
+    config = provider.config
+    if not can_show_images(config.provider_id, config.model):
+        raise VisionUnavailableError(vision_refusal(config.provider_id, config.model))
+
+
+def keep_photo(session: Session, data_dir: Any, image: PreparedImage, note: str,
+               now: datetime) -> Keepsake:
+    """The shown photo kept with her note, tied to the user message just stored."""
+    return keepsake_store.add_keepsake(
+        session, data_dir, image=image.data, thumbnail=image.thumbnail,
+        mime_type=image.mime_type, width=image.width, height=image.height, note=note,
+        turn_id=repo.last_turn_id(session, "user"), created_at=now,
+    )
+
+
+def tool_reply(
+    provider: Provider, turn: PreparedTurn, messages: list[ChatMessage],
+    show: Callable[[str], None], hooks: Any, cancel: CancelToken | None,
+) -> tuple[str, list[dict[str, Any]]]:
+    """Her raw reply through MCP tool rounds (limits and truncation in pipeline.tools),
+    and the calls made as JSON-able records. ``hooks`` may offer ``approve`` and
+    ``on_tool(label, status)``."""
+    toolbox = turn.tools.toolbox
+    report = getattr(hooks, "on_tool", None)
+
+    def on_tool(call: ToolCall, status: str) -> None:
+        if report is not None:
+            tool = toolbox.resolve(call.name)
+            report(f"{tool.name} ({tool.server})" if tool else call.name, status)
+
+    result = run_tool_rounds(
+        provider, turn.system, messages, toolbox, hub=turn.tools.hub,
+        context_window=turn.settings.context_window, approve=getattr(hooks, "approve", None),
+        on_text=show, on_tool=on_tool, cancel=cancel,
+    )
+    calls = [{"tool": call.name, "arguments": call.arguments, "error": outcome.is_error,
+              "result": outcome.content[:500]} for call, outcome in result.calls]
+    return result.text, calls
