@@ -56,6 +56,9 @@ class CompanionService:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        #: The event whose scene is playing and not yet recorded (one scene at a time:
+        #: a message sent meanwhile, e.g. from the overlay, must not fire it again).
+        self.playing_event: str | None = None
 
     def load(self, now: datetime) -> LoadedState:
         """Open the state: create it on first run, resolve time decay and days known, save if moved."""
@@ -142,16 +145,20 @@ class CompanionService:
         from companion_desktop.storage.events import event_history
 
         state = outcome.state
-        if state.app_mode != "dating_sim":
+        if state.app_mode != "dating_sim" or self.playing_event is not None:
             return None
         with self.db.read_session() as session:
             history = event_history(session)
         if outcome.stage is not None and outcome.stage.strain and strain_due(history.get(STRAIN_EVENT_ID), now):
-            return STRAIN_EVENT
-        away = None
-        if before.last_interaction is not None:
-            away = (now - before.last_interaction).total_seconds() / 3600
-        return check_events(ALL_EVENTS, state, now, history=history, hours_away=away, rng=rng)
+            event = STRAIN_EVENT
+        else:
+            away = None
+            if before.last_interaction is not None:
+                away = (now - before.last_interaction).total_seconds() / 3600
+            event = check_events(ALL_EVENTS, state, now, history=history, hours_away=away, rng=rng)
+        if event is not None:
+            self.playing_event = event.id
+        return event
 
     def complete_event(self, event: Any, choice: int | None, now: datetime) -> CharacterState:
         """Record a played event and the user's choice: its changes, markers and completion."""
@@ -159,6 +166,8 @@ class CompanionService:
         from companion_desktop.engine.events.outcome import apply_event_outcome
 
         outcome = apply_choice(event, choice)
+        if self.playing_event == event.id:
+            self.playing_event = None
         with self.db.session() as session:
             state = repo.load_or_create_character(session, now)
             new, _check = apply_event_outcome(state, outcome.state_changes, outcome.markers, now)

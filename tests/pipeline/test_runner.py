@@ -269,3 +269,14 @@ def test_natural_reminder_fallback_and_next_reminder_in_the_prompt(service):
     assert pending[0].trigger_at == T0 + timedelta(minutes=10)
     runner.run("what's up?")
     assert "in 10 minutes: stretch" in provider.calls[1][0]
+
+
+def test_an_event_whose_scene_is_still_open_does_not_fire_again(service):
+    runner = TurnRunner(service, Scripted(*(["Hi!\n" + BLOCK] * 3)), lambda: T0)
+    first = runner.run("Hello, nice to meet you!")
+    assert first.event is not None
+    second = runner.run("(sent from the overlay while the scene window is open)")
+    assert second.event is None and second.events == []
+    service.complete_event(first.event, None, T0)  # closed: seen, no choice
+    third = runner.run("And now?")
+    assert third.event is None or third.event.id != first.event.id
