@@ -28,6 +28,7 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
 
     from companion_desktop.pipeline.facts import FactService
     from companion_desktop.pipeline.memory import FactMemory
+    from companion_desktop.pipeline.tool_access import ToolAccess
     from companion_desktop.ui.chat_window import ChatWindow
     from companion_desktop.ui.memory_worker import MemoryWorker
     from companion_desktop.ui.desktop import Desktop
@@ -61,8 +62,9 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     animations = _animations(db, service)
     facts = FactService(db)
     service.facts = facts  # the Memory page and the turn pipeline share one index
+    tools = ToolAccess(db)  # MCP servers connect on first use, stay up until quit
     backend = ChatBackend(service, clock, animations=animations.enabled_for_prompt,
-                          memory=FactMemory(facts))
+                          memory=FactMemory(facts), tools=tools)
     memory_worker = MemoryWorker(facts)
     memory_timer = QTimer(singleShot=True, interval=MEMORY_DELAY_MS)
     memory_timer.timeout.connect(memory_worker.restart)
@@ -79,6 +81,7 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         desktop = Desktop(service, host, window, backend)
         window.backend_changed.connect(desktop.rewire)
         window.backend_changed.connect(desktop.settings_applied)
+        window.backend_changed.connect(tools.forget)  # Settings > Tools may have changed
         window.memory_worker = memory_worker
         window.show()
         if _overlay_visible(db):
@@ -89,6 +92,7 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         memory_timer.stop()
         memory_worker.stop()
         backend.shutdown()
+        tools.close()
         db.close()
 
 

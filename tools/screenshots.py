@@ -174,6 +174,78 @@ elif which == "overlay":
         (500, lambda: shot("overlay_done.png")),
     ]
 
+elif which == "media":  # a photo dropped on her, a spoken reply, a tool she must ask for
+    import json as _json
+
+    from PIL import Image
+
+    from companion_desktop.pipeline.tool_access import ToolAccess
+    from companion_desktop.resources import default_avatar_path
+    from companion_desktop.storage.settings import McpServerEntry, McpSettings, VoiceSettings
+    from companion_desktop.ui.avatar_host import AvatarHost
+    from companion_desktop.ui.desktop import Desktop
+    from tests.llm.provider_server import StreamReply
+    from tests.llm.wire_formats import openai_tool_call_events
+
+    class ToolCall(Script):
+        def reply(self):
+            return StreamReply(openai_tool_call_events([("c1", "demo__add", {"a": 19, "b": 23})],
+                                                       texts=["Let me add that up. "]))
+
+    demo = Path(__file__).resolve().parents[1] / "tests" / "mcp_servers" / "demo_server.py"
+    with db.session() as s:
+        save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url, model="llava:13b"))
+        save_settings(s, VoiceSettings(enabled=True))
+        save_settings(s, McpSettings(servers=[McpServerEntry(name="demo", command=sys.executable,
+                                                             args=[str(demo)], ask_tools=["add"])]))
+    service.load(clock())
+    service.set_mode("companion", clock())  # no first-meeting scene over the pictures
+    photo = data / "sunset-at-the-lake.jpg"
+    picture = Image.new("RGB", (1200, 800))
+    for y in range(800):  # a sky that fades into a lake
+        colour = (250 - y // 6, 140 - y // 8, 90 + y // 8) if y < 480 else (40, 60 + (y - 480) // 8, 120)
+        picture.paste(colour, (0, y, 1200, y + 1))
+    picture.paste((255, 220, 120), (560, 380, 640, 460))
+    picture.save(photo, "JPEG")
+    host = AvatarHost(fps=30)
+    host.load_now(default_avatar_path())
+    tools = ToolAccess(db)
+    backend = ChatBackend(service, clock, tools=tools)
+    backend.connect()
+    win = ChatWindow(service, clock, backend, host)
+    desk = Desktop(service, host, win, backend)
+    win.move(0, 0)
+    win.show()
+    desk.overlay.show()
+    said = 'speak("Oh wow, what a sunset! The sky is melting right into the lake.") *leans closer*'
+    block = {"mood_change": {"emotion": "excited", "intensity_delta": 10}, "expression": "happy",
+             "new_memory": "They watched a sunset at the lake"}
+    server.scripts.append(Script([said, "\n```json\n" + _json.dumps(block) + "\n```"], delay=0.05,
+                                 first_delay=1.0))
+    server.scripts += [ToolCall(), Script(reply_with_block("It makes 42! Easy."))]
+
+    def ask_tool():
+        win.input.setPlainText("What is 19 + 23?")
+        win.submit(win.input.toPlainText())
+
+    def allow():
+        win.transcript.notices("ask")[0].buttons["Allow"].click()
+
+    steps += [
+        (1500, lambda: desk._show_image(str(photo), photo.name)),
+        (700, lambda: shot("media_seeing.png")),
+        (100, lambda: not desk.voice.speaking),
+        (900, lambda: shot("media_speaking.png")),
+        (100, lambda: desk.voice.speaking or win.busy),
+        (300, ask_tool),
+        (100, lambda: not win.transcript.notices("ask")),
+        (300, lambda: shot("media_tool_ask.png")),
+        (0, allow),
+        (100, lambda: win.busy),
+        (400, lambda: shot("media_tool_done.png")),
+        (0, lambda: tools.close()),
+    ]
+
 run_steps()
 app.exec()
 try:

@@ -1,5 +1,6 @@
-"""Conversation shaping, message serializers for the three wire formats, and
-JSON-reply reading shared by the providers.
+"""Conversation shaping and message serializers for the three wire formats, shared by
+the providers. JSON-reply reading lives in :mod:`~companion_desktop.llm.json_reply`;
+its names are importable from here too.
 
 Images ride on user messages as base64 (OpenAI ``image_url`` data URLs, Anthropic
 ``image`` blocks before the text, Gemini ``inlineData`` parts before the text). Tool
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -22,20 +22,20 @@ from companion_desktop.llm.base import (
     BadRequestError,
     ChatMessage,
     ImagePart,
-    InvalidReplyError,
     ToolResult,
 )
+from companion_desktop.llm.json_reply import (  # noqa: F401 - re-exported for the providers
+    JSON_INSTRUCTION,
+    extract_json_object,
+    with_json_instruction,
+)
 
-#: Added to the system prompt of JSON calls whose prompt does not already ask for JSON.
-JSON_INSTRUCTION = "Reply with only a JSON object, no other text."
 #: Opens a conversation whose first message is the companion's (APIs that need a user first).
 OPENING_USER_TURN = "(The conversation begins.)"
 #: Put before an OpenAI tool result that is an error (that wire has no error flag).
 TOOL_ERROR_PREFIX = "Error: "
 #: Gemini's documented stand-in for a function call's missing thought signature.
 GEMINI_SKIP_SIGNATURE = "skip_thought_signature_validator"
-
-_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 
 
 def has_parts(message: ChatMessage) -> bool:
@@ -290,36 +290,3 @@ def gemini_contents(
          "parts": to_gemini_parts(m, notes)}
         for m in merge_turns(messages)
     ]
-
-
-def with_json_instruction(system: str, messages: list[ChatMessage]) -> str:
-    """``system`` plus :data:`JSON_INSTRUCTION` unless the prompt already mentions JSON
-    (OpenAI's json_object mode refuses prompts that never say "JSON")."""
-    text = system + "".join(m.content for m in messages)
-    if "json" in text.lower():
-        return system
-    return f"{system}\n\n{JSON_INSTRUCTION}".strip()
-
-
-def extract_json_object(text: str, provider_name: str = "The model") -> dict[str, Any]:
-    """The JSON object in a model's reply: bare, inside a Markdown code fence, or the
-    first balanced ``{...}`` in surrounding prose. InvalidReplyError when none parses."""
-    candidates = [text.strip()]
-    candidates += [m.group(1).strip() for m in _FENCE.finditer(text)]
-    decoder = json.JSONDecoder()
-    for candidate in candidates:
-        try:
-            value = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    for start in (i for i, ch in enumerate(text) if ch == "{"):
-        try:
-            value, _ = decoder.raw_decode(text, start)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    preview = " ".join(text.split())[:80]
-    raise InvalidReplyError(f"{provider_name} did not reply with a JSON object: {preview!r}")

@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import re
 import shutil
-import struct
 import subprocess
-from array import array
 from dataclasses import dataclass
 from typing import Protocol
 
 import httpx
 
 from companion_desktop.llm.errors import provider_detail, redact
+from companion_desktop.llm.wav import (  # noqa: F401 - decode_wav re-exported
+    WAV_TYPES,
+    SpeechAudio,
+    TtsError,
+    decode_wav,
+    decode_wav_from,
+)
 
 #: The longest text sent to a backend, in characters (longer text is cut at a word).
 MAX_TEXT_CHARS = 4000
@@ -36,24 +41,6 @@ OPENAI_VOICES: tuple[str, ...] = (
 )
 SETTINGS_PAGE = "Settings > Voice"
 _VOICE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+/-]{0,63}$")
-_WAV_TYPES = ("audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave")
-
-
-class TtsError(Exception):
-    """Speech failed; ``str(error)`` is a message for the user (never contains a key)."""
-
-
-@dataclass(frozen=True)
-class SpeechAudio:
-    """Signed 16-bit little-endian mono PCM at ``sample_rate`` Hz."""
-
-    pcm: bytes
-    sample_rate: int
-
-    @property
-    def duration(self) -> float:
-        """Length in seconds."""
-        return len(self.pcm) // 2 / self.sample_rate if self.sample_rate > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -92,70 +79,6 @@ def cap_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
         return text
     cut = text.rfind(" ", 0, limit + 1)
     return text[: cut if cut > limit // 2 else limit].rstrip()
-
-
-# -- WAV ----------------------------------------------------------------------------------
-def decode_wav(data: bytes) -> SpeechAudio:
-    """16-bit mono PCM from a WAV file: 8/16/24/32-bit integer or 32-bit float samples,
-    any channel count (averaged). A data length past the end of the file (espeak-ng's
-    ``--stdout`` writes 0x7FFFFFFF) means "up to the end"."""
-    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
-        raise TtsError(f"The audio is not a WAV file (it starts with {bytes(data[:4])!r}).")
-    fmt: bytes | None = None
-    pos = 12
-    while pos + 8 <= len(data):
-        chunk, size = struct.unpack_from("<4sI", data, pos)
-        pos += 8
-        if chunk == b"fmt ":
-            fmt = bytes(data[pos:pos + size])
-        elif chunk == b"data":
-            if fmt is None or len(fmt) < 16:
-                raise TtsError("The WAV audio has no format header before its samples.")
-            return _wav_samples(fmt, bytes(data[pos:min(len(data), pos + size)]))
-        pos += size + (size & 1)
-    raise TtsError("The WAV audio has no samples.")
-
-
-def _wav_samples(fmt: bytes, data: bytes) -> SpeechAudio:
-    kind, channels, rate, _, _, bits = struct.unpack_from("<HHIIHH", fmt)
-    if kind == 0xFFFE and len(fmt) >= 26:  # WAVE_FORMAT_EXTENSIBLE: the sub-format's tag
-        kind = struct.unpack_from("<H", fmt, 24)[0]
-    if (kind, bits) not in ((1, 8), (1, 16), (1, 24), (1, 32), (3, 32)):
-        raise TtsError(f"The WAV audio uses an unsupported sample format "
-                       f"(format {kind}, {bits} bits).")
-    if not 1 <= channels <= 16 or not 1000 <= rate <= 384_000:
-        raise TtsError(f"The WAV audio has {channels} channels at {rate} Hz; "
-                       "that cannot be played.")
-    width = bits // 8
-    data = data[: len(data) // (width * channels) * width * channels]
-    if kind == 3:  # float: clipped to -1..1, NaN as silence
-        pcm = array("h", (0 if x != x else round(max(-1.0, min(1.0, x)) * 32767)
-                          for x in array("f", data))).tobytes()
-    elif width == 1:  # unsigned 8-bit: flip the sign bit, use as the high byte
-        pcm16 = bytearray(2 * len(data))
-        pcm16[1::2] = data.translate(bytes((b ^ 0x80) for b in range(256)))
-        pcm = bytes(pcm16)
-    else:  # keep the two most significant bytes of each little-endian sample
-        pcm16 = bytearray(2 * (len(data) // width))
-        pcm16[0::2], pcm16[1::2] = data[width - 2::width], data[width - 1::width]
-        pcm = bytes(pcm16)
-    return SpeechAudio(_mono(pcm, channels), rate)
-
-
-def _mono(pcm: bytes, channels: int) -> bytes:
-    """Interleaved 16-bit little-endian PCM averaged down to one channel."""
-    if channels == 1:
-        return pcm
-    samples = array("h", pcm)
-    lanes = [samples[c::channels] for c in range(channels)]
-    return array("h", (sum(frame) // channels for frame in zip(*lanes))).tobytes()
-
-
-def _decode(data: bytes, source: str) -> SpeechAudio:
-    try:
-        return decode_wav(data)
-    except TtsError as exc:
-        raise TtsError(f"{source} sent audio that could not be read. {exc}") from None
 
 
 # -- espeak-ng ----------------------------------------------------------------------------
@@ -214,7 +137,7 @@ class EspeakBackend:
         done = self._run(args, text.encode("utf-8"))
         if done.returncode != 0 or not done.stdout:
             raise TtsError(f"espeak-ng could not speak: {_first_line(done.stderr)}")
-        return _decode(done.stdout, "espeak-ng")
+        return decode_wav_from(done.stdout, "espeak-ng")
 
     def _checked_voice(self, voice: str) -> str:
         base = voice.split("+", 1)[0]
@@ -346,9 +269,9 @@ class OpenAISpeechBackend:
         data = response.content
         if len(data) > MAX_AUDIO_BYTES:
             raise TtsError("The speech server sent more audio than the app accepts.")
-        if kind in _WAV_TYPES or (kind in ("application/octet-stream", "")
+        if kind in WAV_TYPES or (kind in ("application/octet-stream", "")
                                   and data[:4] == b"RIFF"):
-            return _decode(data, "The speech server")
+            return decode_wav_from(data, "The speech server")
         if kind in ("audio/pcm", "audio/l16"):
             return SpeechAudio(data[: len(data) // 2 * 2], OPENAI_PCM_RATE)
         raise TtsError(f"The speech server sent {kind or 'an unlabelled body'}; expected WAV.")

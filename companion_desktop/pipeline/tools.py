@@ -5,14 +5,14 @@ Provider-neutral: a provider's ``stream_round`` yields text pieces and complete
 alike); this module runs those calls through the :class:`McpHub` and feeds the results
 back. Limits: MAX_ROUNDS tool rounds, MAX_CALLS_PER_ROUND calls each, CALL_TIMEOUT_S
 per call, results cut at RESULT_CHAR_LIMIT characters. History is refit to the
-context window before every request. Tool names, arguments and results are model or
+context window before every request (:mod:`~companion_desktop.pipeline.tool_context`,
+whose names are importable from here too). Tool names, arguments and results are model or
 server output: untrusted, bounded, never run without a matching configured tool.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import re
@@ -20,11 +20,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from companion_desktop.engine.context_window import (
-    clamp_context_window,
-    estimate_tokens,
-    truncate_history,
-)
 from companion_desktop.engine.tool_security import tool_security_text
 from companion_desktop.llm.base import (
     CancelledError,
@@ -36,6 +31,10 @@ from companion_desktop.llm.base import (
     ToolSpec,
 )
 from companion_desktop.llm.mcp_client import CallOutcome, McpHubClosed, McpServerError, McpTool
+from companion_desktop.pipeline.tool_context import (  # noqa: F401 - specs_tokens re-exported
+    fit_messages,
+    specs_tokens,
+)
 
 log = logging.getLogger("companion_desktop.pipeline.tools")
 
@@ -167,54 +166,6 @@ def security_layer(env: Mapping[str, str] = os.environ) -> str | None:
     if env.get(HARDENING_ENV, "").strip().lower() == "false":
         return None
     return tool_security_text()
-
-
-def _message_text(message: ChatMessage) -> str:
-    """What a message costs in tokens, as text (content, calls and results)."""
-    parts = [message.content]
-    parts += [f"{c.name} {json.dumps(c.arguments, ensure_ascii=False)}" for c in message.tool_calls]
-    parts += [r.content for r in message.tool_results]
-    return "\n".join(part for part in parts if part)
-
-
-def specs_tokens(specs: list[ToolSpec]) -> int:
-    """Estimated tokens of the tool schemas (their JSON)."""
-    if not specs:
-        return 0
-    payload = [
-        {"name": s.name, "description": s.description, "parameters": s.parameters} for s in specs
-    ]
-    return estimate_tokens(json.dumps(payload, ensure_ascii=False))
-
-
-def fit_messages(
-    system: str,
-    messages: list[ChatMessage],
-    specs: list[ToolSpec],
-    context_window: int,
-    current: int | None = None,
-) -> list[ChatMessage]:
-    """``messages`` without the oldest history that does not fit ``context_window`` tokens.
-
-    ``messages[current]`` is this turn's user message (default: the last user message);
-    it and everything after it (this turn's tool exchange) always stay, as does the
-    system prompt. What is dropped: the oldest history first, then any leading non-user
-    messages, so a kept history starts with a user turn and tool calls stay with their
-    results. Budget: system + schemas + messages + the 500-token reply reserve (text
-    only: images are not counted). ``context_window`` is clamped to 1,024..131,072.
-    """
-    if current is None:
-        users = [i for i, m in enumerate(messages) if m.role == "user"]
-        current = users[-1] if users else len(messages)
-    history, tail = messages[:current], messages[current:]
-    kept = truncate_history(
-        system,
-        [(m.role, _message_text(m)) for m in history],
-        "\n".join(_message_text(m) for m in tail),
-        clamp_context_window(context_window),
-        specs_tokens(specs),
-    )
-    return history[len(history) - len(kept) :] + tail
 
 
 def cut_result(text: str, limit: int = RESULT_CHAR_LIMIT) -> str:

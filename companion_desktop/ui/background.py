@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from shiboken6 import Shiboken
 
 _POOL: QThreadPool | None = None
 
@@ -27,28 +28,48 @@ def pool() -> QThreadPool:
 
 
 class _Relay(QObject):
-    """Lives on the GUI thread; its signals (queued to its own slots) carry the outcome there."""
+    """Lives on the GUI thread; its signals (queued to its own slots) carry the outcome there.
+
+    Deliberately not a child of the owner: the pool thread emits on it, so it must live
+    until it has delivered, whatever happens to the owner meanwhile (a relay deleted
+    with its owner while a pool thread emits on it crashes the process). ``_LIVE``
+    keeps it; the owner's liveness is checked on the GUI thread before the callback.
+    """
 
     finished = Signal(object)
     errored = Signal(object)
 
     def __init__(self, owner: QObject, on_done: Callable[[Any], None],
                  on_error: Callable[[Exception], None]) -> None:
-        super().__init__(owner)
+        super().__init__()
+        self._owner = owner
         self._on_done = on_done
         self._on_error = on_error
         self.finished.connect(self._done)
         self.errored.connect(self._failed)
+        _LIVE.add(self)
+
+    def _release(self) -> bool:
+        """Done with this relay; True when the owner is still there to hear the outcome."""
+        _LIVE.discard(self)
+        self.deleteLater()
+        alive = Shiboken.isValid(self._owner)
+        self._owner = None
+        return alive
 
     @Slot(object)
     def _done(self, result: object) -> None:
-        self.deleteLater()
-        self._on_done(result)
+        if self._release():
+            self._on_done(result)
 
     @Slot(object)
     def _failed(self, error: object) -> None:
-        self.deleteLater()
-        self._on_error(error)  # type: ignore[arg-type]
+        if self._release():
+            self._on_error(error)  # type: ignore[arg-type]
+
+
+#: Relays waiting for their job (kept alive here, not by their owners).
+_LIVE: set[_Relay] = set()
 
 
 class _Job(QRunnable):
@@ -67,10 +88,7 @@ class _Job(QRunnable):
 
     @staticmethod
     def _emit(signal: Any, value: object) -> None:
-        try:
-            signal.emit(value)
-        except RuntimeError:  # the owner (and its relay) was deleted meanwhile
-            pass
+        signal.emit(value)  # the relay outlives the job (see _Relay)
 
 
 def run_in_background(

@@ -35,7 +35,7 @@ class Desktop(QObject):
     """Owns the overlay and tray; ``chat`` is the chat window (shown on request)."""
 
     def __init__(self, service: CompanionService, host: AvatarHost, chat, backend) -> None:  # noqa: ANN001
-        super().__init__()
+        super().__init__(chat)  # owned by the chat window: freed with it, on the GUI thread
         self.service = service
         self.host = host
         self.chat = chat
@@ -54,7 +54,7 @@ class Desktop(QObject):
         chat.photo_problem.connect(self.overlay.on_failed)  # a refused drop says why on her too
         self._talking_since: float | None = None
         self._mouth = QTimer(self, interval=40, timeout=self._move_mouth)
-        self.voice = VoiceLink(service, host, report=self._voice_failed)
+        self.voice = VoiceLink(service, host, report=self._voice_failed, parent=self)
         self.tray = self._make_tray()
         self._wired = None
         self.rewire()

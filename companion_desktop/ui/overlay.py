@@ -169,7 +169,7 @@ class OverlayWindow(QWidget):
         alpha = self.view.alpha_mask()
         if alpha is None:
             return
-        region = mask_region(alpha)
+        region = mask_region(alpha).translated(self.view.pos())  # view -> window coordinates
         if self.bubble.isVisible():
             region = region.united(QRegion(self.bubble.geometry()))
         self.setMask(region)

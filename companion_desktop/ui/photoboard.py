@@ -15,9 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (
-    QDialog,
     QFrame,
     QGridLayout,
     QLabel,
@@ -31,7 +29,13 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.keepsakes import Keepsake, delete_keepsake, list_keepsakes
-from companion_desktop.ui.shown_image import rounded_pixmap
+from companion_desktop.ui.photo_viewer import (  # re-exported: the viewer lived here
+    NOTE_MAX,
+    PhotoViewer,
+    note_text,
+    when_text,
+)
+from companion_desktop.ui.photo_widgets import rounded_pixmap
 from companion_desktop.ui.style import STYLE_SHEET
 
 #: Card and thumbnail sizes, in pixels.
@@ -41,7 +45,6 @@ THUMB_H = 160
 SPACING = 16
 #: Characters of her note shown on a card (the viewer shows all of it, up to NOTE_MAX).
 NOTE_SHOWN = 160
-NOTE_MAX = 2000
 EMPTY_TEXT = "Photos you show her are kept here"
 EMPTY_HINT = "Show her one with the paperclip in the chat, or drop a photo on her."
 
@@ -59,20 +62,6 @@ BOARD_STYLE = """
 #cardDelete:hover { background: #fdeef1; }
 #emptyTitle { font-size: 17px; color: #8a7d93; }
 """
-
-
-def when_text(keepsake: Keepsake) -> str:
-    """The keepsake's date in local time, e.g. "03 March 2026, 14:05"."""
-    try:
-        return keepsake.created_at.astimezone().strftime("%d %B %Y, %H:%M")
-    except (AttributeError, ValueError, OverflowError):
-        return ""
-
-
-def note_text(keepsake: Keepsake, limit: int = NOTE_MAX) -> str:
-    """Her note (model output: plain text, cut to ``limit`` characters)."""
-    note = " ".join(str(keepsake.note or "").split())
-    return note if len(note) <= limit else note[: limit - 1] + "…"
 
 
 def read_bytes(path: Path) -> bytes | None:
@@ -138,24 +127,29 @@ class KeepsakeCard(QFrame):
         self.delete_button.hide()
 
     def enterEvent(self, event) -> None:  # noqa: N802, ANN001
-        self.delete_button.show()
-        self.delete_button.raise_()
+        self._show_delete(True)
         super().enterEvent(event)
 
     def leaveEvent(self, event) -> None:  # noqa: N802, ANN001
-        if not self.hasFocus():
-            self.delete_button.hide()
+        self._show_delete(self.hasFocus())
         super().leaveEvent(event)
 
     def focusInEvent(self, event) -> None:  # noqa: N802, ANN001
-        self.delete_button.show()
-        self.delete_button.raise_()
+        self._show_delete(True)
         super().focusInEvent(event)
 
     def focusOutEvent(self, event) -> None:  # noqa: N802, ANN001
-        if not self.underMouse():
-            self.delete_button.hide()
+        self._show_delete(self.underMouse())
         super().focusOutEvent(event)
+
+    def _show_delete(self, shown: bool) -> None:
+        """The Delete button shows while the card is hovered or focused (raised over the
+        thumbnail); otherwise it hides."""
+        if shown:
+            self.delete_button.show()
+            self.delete_button.raise_()
+        else:
+            self.delete_button.hide()
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802, ANN001
         self.open_requested.emit(self.keepsake)
@@ -176,35 +170,6 @@ class KeepsakeCard(QFrame):
         menu.addAction("Open", lambda: self.open_requested.emit(self.keepsake))
         menu.addAction("Delete…", lambda: self.delete_requested.emit(self.keepsake))
         return menu
-
-
-class PhotoViewer(QDialog):
-    """The full photo, scaled to fit the dialog, with her note and the date."""
-
-    def __init__(self, keepsake: Keepsake, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(f"Photo · {when_text(keepsake)}")
-        self.resize(820, 680)
-        layout = QVBoxLayout(self)
-        self.image = QImage(str(keepsake.image_path))
-        self.picture = QLabel(alignment=Qt.AlignmentFlag.AlignCenter)
-        self.picture.setMinimumSize(200, 160)
-        if self.image.isNull():
-            self.picture.setText("This photo could not be opened (the file is missing or damaged).")
-        layout.addWidget(self.picture, 1)
-        note = QLabel(note_text(keepsake), wordWrap=True)
-        note.setTextFormat(Qt.TextFormat.PlainText)
-        layout.addWidget(note)
-        layout.addWidget(QLabel(when_text(keepsake), objectName="viewerDate"))
-
-    def resizeEvent(self, event) -> None:  # noqa: N802, ANN001
-        super().resizeEvent(event)
-        if not self.image.isNull():
-            size = self.picture.size()
-            scaled = self.image.scaled(size, Qt.AspectRatioMode.KeepAspectRatio,
-                                       Qt.TransformationMode.SmoothTransformation)
-            pixmap = QPixmap.fromImage(scaled)
-            self.picture.setPixmap(pixmap)
 
 
 class PhotoboardWindow(QWidget):

@@ -14,6 +14,14 @@ FRAME_MS = 33
 #: Seconds for the highlight to cross the text once.
 SWEEP_S = 1.6
 
+#: What each turn phase says in the shimmer (chat window and overlay bubble alike).
+PHASE_TEXT = {"remembering": "Remembering…", "seeing": "Seeing…", "thinking": "Thinking…"}
+
+
+def phase_text(phase: str) -> str:
+    """The shimmer line for a turn phase (unknown phases read as "Phase…")."""
+    return PHASE_TEXT.get(phase, phase.capitalize() + "…")
+
 
 class ShimmerLabel(QWidget):
     """Text painted in ``base`` with a moving ``glow`` band; ``phase_offset`` is 0..1."""

@@ -1,44 +1,26 @@
-"""Showing her a photo from the GUI: where a photo comes from, and how a staged one looks.
+"""Showing her a photo from the GUI: where a photo comes from, and how it is prepared.
 
 A photo arrives from the paperclip's file dialog, a drop (local image files or image
 data) or a paste (an image, or an image file copied in a file manager).
 ``image_from_mime`` turns QMimeData into a *source*: a local path (str), encoded
-bytes, or a QImage (encoded to PNG off the GUI thread). ``PhotoStage`` hands the
-source to ``pipeline.images`` on a pool thread (checks, downsizing, conversion take
-up to ~0.5 s) and reports the ``PreparedImage`` or the user-facing refusal.
-``PhotoChip`` is the staged photo above the message box; ``DropHint`` the highlight
-shown while a photo is dragged over a window.
+bytes, or a QImage (encoded to PNG off the GUI thread). ``DropTarget`` takes dropped
+photos for a widget. ``PhotoStage`` hands the source to ``pipeline.images`` on a pool
+thread (checks, downsizing, conversion take up to ~0.5 s) and reports the
+``PreparedImage`` or the user-facing refusal. How a staged photo looks (``PhotoChip``,
+``DropHint``, ``rounded_pixmap``, ``paperclip_icon``) lives in ``ui.photo_widgets``
+and is re-exported here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Union
 
-from collections.abc import Callable
-
-from PySide6.QtCore import (
-    QBuffer,
-    QByteArray,
-    QEvent,
-    QIODevice,
-    QMimeData,
-    QObject,
-    QRectF,
-    Qt,
-    Signal,
-)
-from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPainterPath, QPen, QPixmap
-from PySide6.QtWidgets import (
-    QFileDialog,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QMimeData, QObject, Signal
+from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from companion_desktop.pipeline.images import (
     ImageRefused,
@@ -47,6 +29,24 @@ from companion_desktop.pipeline.images import (
     prepare_image_file,
 )
 from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.photo_widgets import (  # re-exported: imported from here elsewhere
+    CHIP_STYLE,
+    CHIP_THUMB,
+    DROP_STYLE,
+    DropHint,
+    PhotoChip,
+    paperclip_icon,
+    round_corners,
+    rounded_pixmap,
+)
+
+__all__ = [
+    "CHIP_STYLE", "CHIP_THUMB", "DIRECT_FORMATS", "DROP_STYLE", "FILE_FILTER", "IMAGE_SUFFIXES",
+    "PASTED_NAME", "DropHint", "DropTarget", "PhotoChip", "PhotoStage", "Source",
+    "as_path_or_bytes", "choose_image_file", "image_from_mime", "image_path_in",
+    "mime_has_image", "paperclip_icon", "png_bytes", "prepare_source", "round_corners",
+    "rounded_pixmap",
+]
 
 #: File name endings taken as photos (drops, pasted files); decoding decides the rest.
 IMAGE_SUFFIXES = frozenset({
@@ -57,24 +57,8 @@ FILE_FILTER = ("Photos (" + " ".join(f"*{s}" for s in sorted(IMAGE_SUFFIXES)) + 
 #: Clipboard/drop formats passed on as they are (already a wire format).
 DIRECT_FORMATS = ("image/png", "image/jpeg", "image/gif", "image/webp")
 PASTED_NAME = "pasted image"
-#: The chip's thumbnail edge, in pixels.
-CHIP_THUMB = 52
 
 Source = Union[str, bytes, QImage]
-
-CHIP_STYLE = """
-#photoChip { background: #f6eefa; border: 1px solid #e3d3ee; border-radius: 12px; }
-#chipName { color: #5b3a6e; font-weight: 600; }
-#chipStatus { color: #8a7d93; font-size: 12px; }
-#chipThumb { background: #eadff0; border-radius: 8px; color: #b3a6bc; }
-#chipClose { background: transparent; color: #8a7d93; border: none; font-size: 16px;
-  padding: 0 6px; }
-#chipClose:hover { color: #c0354f; }
-"""
-DROP_STYLE = """
-#dropHint { background: rgba(184, 106, 214, 38); border: 3px dashed #b86ad6; border-radius: 18px;
-  color: #7a3ea1; font-size: 20px; font-weight: 600; }
-"""
 
 
 # ------------------------------------------------------------------ sources
@@ -155,149 +139,7 @@ def choose_image_file(parent: QWidget | None) -> str | None:
     return path or None
 
 
-# ------------------------------------------------------------------ pictures
-def rounded_pixmap(data: bytes | None, max_w: int, max_h: int, radius: float = 10.0,
-                   fill: bool = False) -> QPixmap | None:
-    """Encoded image ``data`` scaled to fit ``max_w`` x ``max_h`` pixels (with ``fill``:
-    to cover exactly that box, cropped from the centre) with rounded corners
-    (``radius`` pixels), or None when it does not decode."""
-    if not data:
-        return None
-    image = QImage.fromData(data)
-    if image.isNull():
-        return None
-    width, height = max(1, max_w), max(1, max_h)
-    aspect = Qt.AspectRatioMode
-    mode = aspect.KeepAspectRatioByExpanding if fill else aspect.KeepAspectRatio
-    image = image.scaled(width, height, mode, Qt.TransformationMode.SmoothTransformation)
-    if fill:
-        left, top = (image.width() - width) // 2, (image.height() - height) // 2
-        image = image.copy(left, top, width, height)
-    return round_corners(image, radius)
-
-
-def round_corners(image: QImage, radius: float) -> QPixmap:
-    """``image`` clipped to a rounded rectangle on a transparent background."""
-    out = QPixmap(image.size())
-    out.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(out)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    path = QPainterPath()
-    path.addRoundedRect(QRectF(0, 0, image.width(), image.height()), radius, radius)
-    painter.setClipPath(path)
-    painter.drawImage(0, 0, image)
-    painter.end()
-    return out
-
-
-def paperclip_icon(size: int = 20, color: str = "#7a3ea1") -> QIcon:
-    """A drawn paperclip (no emoji font needed), ``size`` logical pixels square."""
-    scale = 2  # drawn at twice the size, so it stays crisp on HiDPI screens
-    pixmap = QPixmap(size * scale, size * scale)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.scale(size * scale / 24, size * scale / 24)
-    painter.translate(12, 12)
-    painter.rotate(40)
-    painter.translate(-12, -12)
-    pen = QPen(QColor(color), 1.8, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap,
-               Qt.PenJoinStyle.RoundJoin)
-    painter.setPen(pen)
-    path = QPainterPath()
-    path.moveTo(14, 8)
-    path.lineTo(14, 17)
-    path.arcTo(QRectF(10, 15, 4, 4), 0, -180)
-    path.lineTo(10, 5)
-    path.arcTo(QRectF(10, 2, 6, 6), 180, -180)
-    path.lineTo(16, 18)
-    path.arcTo(QRectF(8, 14, 8, 8), 0, -180)
-    path.lineTo(8, 8)
-    painter.drawPath(path)
-    painter.end()
-    pixmap.setDevicePixelRatio(scale)
-    return QIcon(pixmap)
-
-
-# ------------------------------------------------------------------ widgets
-class PhotoChip(QFrame):
-    """The staged photo: thumbnail, file name, a status line and × to remove it."""
-
-    removed = Signal()
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("photoChip")
-        self.setStyleSheet(CHIP_STYLE)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(6, 6, 6, 6)
-        row.setSpacing(10)
-        self.thumb = QLabel(objectName="chipThumb", alignment=Qt.AlignmentFlag.AlignCenter)
-        self.thumb.setFixedSize(CHIP_THUMB, CHIP_THUMB)
-        row.addWidget(self.thumb)
-        column = QVBoxLayout()
-        column.setSpacing(2)
-        self.name_label = QLabel(objectName="chipName")
-        self.name_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.status = QLabel(objectName="chipStatus")
-        column.addStretch(1)
-        column.addWidget(self.name_label)
-        column.addWidget(self.status)
-        column.addStretch(1)
-        row.addLayout(column, 1)
-        self.close_button = QPushButton("×", objectName="chipClose")
-        self.close_button.setToolTip("Don't show this photo")
-        self.close_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.close_button.clicked.connect(self.removed.emit)
-        row.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
-        self.hide()
-
-    def show_preparing(self, name: str) -> None:
-        self._set_name(name)
-        self.thumb.clear()
-        self.thumb.setText("…")
-        self.status.setText("Preparing photo…")
-        self.show()
-
-    def show_ready(self, image: PreparedImage) -> None:
-        self._set_name(image.source_name)
-        pixmap = rounded_pixmap(image.thumbnail, CHIP_THUMB, CHIP_THUMB, 8, fill=True)
-        if pixmap is not None:
-            self.thumb.setPixmap(pixmap)
-        note = f"{image.width} × {image.height}"
-        wire = image.mime_type.split("/")[-1].upper()
-        if image.converted and image.original_format.upper() != wire:  # HEIF, BMP, TIFF…
-            note += f", converted from {image.original_format}"
-        self.status.setText(f"Ready to show her · {note}")
-        self.show()
-
-    def _set_name(self, name: str) -> None:
-        shown = name if len(name) <= 60 else name[:57] + "…"
-        self.name_label.setText(shown)
-        self.name_label.setToolTip(name)
-
-
-class DropHint(QLabel):
-    """The highlight over a window while a photo is dragged onto it."""
-
-    def __init__(self, parent: QWidget, text: str = "Show her this photo") -> None:
-        super().__init__(text, parent)
-        self.setObjectName("dropHint")
-        self.setStyleSheet(DROP_STYLE)
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.hide()
-
-    def cover(self, on: bool = True) -> None:
-        """Show over the whole parent, a few pixels in from its edges (hide: ``on`` False)."""
-        if not on:
-            self.hide()
-            return
-        self.setGeometry(self.parentWidget().rect().adjusted(8, 8, -8, -8))
-        self.show()
-        self.raise_()
-
-
+# ------------------------------------------------------------------ drops and staging
 class DropTarget(QObject):
     """Makes ``widget`` take dropped photos: ``on_drop(source, name)`` on a drop, and
     ``hint(True)`` while a photo hovers (``hint(False)`` when it leaves or lands).

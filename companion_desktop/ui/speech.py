@@ -9,9 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from companion_desktop.ui.shimmer import ShimmerLabel
+from companion_desktop.ui.shimmer import ShimmerLabel, phase_text
 
-PHASE_TEXT = {"remembering": "Remembering…", "seeing": "Seeing…", "thinking": "Thinking…"}
 #: How long a finished reply stays up: a base plus reading time per character.
 LINGER_BASE_MS = 4000
 LINGER_PER_CHAR_MS = 45
@@ -52,7 +51,7 @@ class SpeechBubble(QFrame):
     def show_phase(self, phase: str) -> None:
         self._hide_timer.stop()
         self.label.hide()
-        self.phase.setText(PHASE_TEXT.get(phase, phase.capitalize() + "…"))
+        self.phase.setText(phase_text(phase))
         self.phase.show()
         self._show()
 

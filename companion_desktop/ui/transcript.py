@@ -11,10 +11,9 @@ photo shown without words gets a muted caption instead). A tool-approval questio
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
@@ -29,8 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from companion_desktop.ui.photo_widgets import rounded_pixmap
 from companion_desktop.ui.shimmer import ShimmerLabel
-from companion_desktop.ui.shown_image import rounded_pixmap
+
+if TYPE_CHECKING:
+    from companion_desktop.ui.approval_notice import ApprovalNotice
 
 #: Bubbles take at most this share of the transcript's width.
 BUBBLE_SHARE = 0.72
@@ -38,9 +40,17 @@ BUBBLE_SHARE = 0.72
 PHOTO_EDGE = 240
 PHOTO_CAPTION = "You showed her this photo"
 PHOTO_MISSING = "You showed her a photo (no longer kept)"
-#: Characters of a tool's arguments shown in an approval question.
-ARGS_SHOWN = 300
-NAME_SHOWN = 80
+#: Moved to ``ui.approval_notice`` (which builds on ``Notice``); still importable from here.
+_MOVED = ("ApprovalNotice", "approval_text", "short_json", "ARGS_SHOWN", "NAME_SHOWN")
+
+
+def __getattr__(name: str) -> Any:
+    """The names in ``_MOVED``, loaded from ``ui.approval_notice`` on first use."""
+    if name in _MOVED:
+        from companion_desktop.ui import approval_notice
+
+        return getattr(approval_notice, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def fit_label(label: QLabel, max_width: int) -> None:
@@ -163,69 +173,6 @@ class Notice(QFrame):
         fit_label(self.label, max_width - margins.left() - margins.right())
 
 
-def short_json(value: Any, limit: int = ARGS_SHOWN) -> str:
-    """``value`` as one line of JSON, cut to ``limit`` characters with an ellipsis."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        text = str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _short(name: object) -> str:
-    text = " ".join(str(name).split())
-    return text if len(text) <= NAME_SHOWN else text[: NAME_SHOWN - 1] + "…"
-
-
-def approval_text(request: Any) -> str:
-    """The question for a tool run that needs the user's yes (tool and server names and
-    the model's arguments are untrusted: shown as plain, bounded text)."""
-    arguments = getattr(request, "arguments", None) or {}
-    return (f"She wants to use {_short(request.tool)} from {_short(request.server)} "
-            f"with {short_json(arguments)}")
-
-
-class ApprovalNotice(Notice):
-    """Allow / Deny for one ticket (``.request``, ``.answer(allowed)``, ``.cancelled``).
-
-    Answering hides the buttons and says the choice; a ticket the pipeline
-    cancelled (the turn ended or was stopped) only disables them.
-    """
-
-    def __init__(self, ticket: Any) -> None:
-        self.ticket = ticket
-        self.question = approval_text(ticket.request)
-        super().__init__(self.question, "ask", [("Allow", lambda: self.answer(True)),
-                                                ("Deny", lambda: self.answer(False))])
-        self.open = True
-
-    def answer(self, allowed: bool) -> None:
-        if not self.open:
-            return
-        if getattr(self.ticket, "cancelled", False):
-            self.expire()
-            return
-        self.open = False
-        self.ticket.answer(allowed)
-        for button in self.buttons.values():
-            button.hide()
-        choice = "\n✓ You allowed it." if allowed else "\n✕ You said no."
-        self.label.setText(self.question + choice)
-        self._refit()
-
-    def expire(self) -> None:
-        """The question no longer stands: the buttons stay visible but disabled."""
-        if not self.open:
-            return
-        self.open = False
-        for button in self.buttons.values():
-            button.setEnabled(False)
-        self.label.setText(self.question + "\n(No longer waiting for an answer.)")
-        self._refit()
-
-    def _refit(self) -> None:
-        self.fit(getattr(self, "_max_width", 560))
-
 
 class Transcript(QScrollArea):
     """Holds the rows; ``rows`` lists the bubbles and notices, oldest first."""
@@ -267,6 +214,8 @@ class Transcript(QScrollArea):
 
     def add_approval(self, ticket: Any) -> ApprovalNotice:
         """The question for a tool run that needs the user's yes (see ``ApprovalNotice``)."""
+        from companion_desktop.ui.approval_notice import ApprovalNotice  # it builds on Notice
+
         return self._add(ApprovalNotice(ticket), Qt.AlignmentFlag.AlignHCenter)
 
     def add_day(self, day: date) -> Notice | None:

@@ -49,8 +49,8 @@ class VoiceLink(QObject):
 
     def __init__(self, service: CompanionService, host: AvatarHost,
                  report: Callable[[str], None] | None = None,
-                 voice: VoiceOut | None = None) -> None:
-        super().__init__()
+                 voice: VoiceOut | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.host = host
         self.voice = voice or VoiceOut(tts_factory(service), self)
         self.report = report

@@ -31,6 +31,7 @@ from companion_desktop.llm.mcp_client import (
     outcome_from_result,
 )
 from companion_desktop.storage.settings import McpServerEntry
+from tests.llm.test_keys import MemoryKeyring
 
 DEMO = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 DEMO_TOOLS = {"add", "echo", "slow", "big", "fail", "noise", "picture", "env", "pid"}
@@ -295,27 +296,6 @@ def test_outcome_from_result_covers_every_block_kind() -> None:
     )
     empty = types.CallToolResult(content=[])
     assert outcome_from_result(empty).text == "(the tool returned nothing)"
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A working keyring in a dict (installed explicitly, never auto-chosen)."""
-
-    priority = -1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.store.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.store[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.store:
-            raise keyring.errors.PasswordDeleteError("not found")
-        del self.store[(service, username)]
 
 
 @pytest.fixture

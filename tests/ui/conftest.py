@@ -3,7 +3,11 @@ and the chat window wired to both exactly as the app wires it."""
 
 from __future__ import annotations
 
+import gc
+
+import keyring
 import pytest
+from keyring.backend import KeyringBackend
 
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.db import Database
@@ -12,13 +16,52 @@ from tests.conftest import T0
 from tests.ui.scripted_provider import ScriptedServer
 
 
+class MemoryKeyring(KeyringBackend):
+    """A keyring held in a dict, standing in for the system one (set explicitly only:
+    ``viable = False`` keeps keyring's own backend detection from choosing it)."""
+
+    priority = 1
+    viable = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        self.store.pop((service, username), None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _freeze_imported_objects():
+    """Everything imported so far is permanent: the per-test collection below then only
+    walks what the tests made (seconds saved over the suite)."""
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_gui_thread(qapp):
+    """What a test dropped is freed here, on the GUI thread. Left to Python's cycle
+    collector, a dropped window or timer could be freed later from a worker thread
+    (the pipeline's, a server's), which Qt does not survive."""
+    yield
+    qapp.processEvents()
+    gc.collect()
+    qapp.processEvents()
+
+
 @pytest.fixture(autouse=True)
 def _no_keys(monkeypatch):
     """No key anywhere: not the developer's shell, not a real (or another test's) keyring.
 
     Tests that need a working keyring install one over this (``memory_keyring``).
     """
-    import keyring
     import keyring.backends.fail
 
     monkeypatch.delenv("COMPANION_API_KEY", raising=False)
@@ -26,6 +69,14 @@ def _no_keys(monkeypatch):
     keyring.set_keyring(keyring.backends.fail.Keyring())
     yield
     keyring.core._keyring_backend = previous
+
+
+@pytest.fixture
+def memory_keyring():
+    """A working keyring for one test (the autouse ``_no_keys`` restores the real one)."""
+    ring = MemoryKeyring()
+    keyring.set_keyring(ring)
+    return ring
 
 
 @pytest.fixture(autouse=True)

@@ -7,9 +7,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from companion_desktop.storage.settings import (
     McpServerEntry,
@@ -25,34 +23,6 @@ pytestmark = pytest.mark.qt
 DEMO = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 SECRET = "tok-DO-NOT-STORE-3141"
 LIST_WAIT_MS = 30_000
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keyring held in a dict (installed explicitly; never auto-detected)."""
-
-    priority = 1
-    viable = False
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.store.pop((service, username), None)
-
-
-@pytest.fixture
-def ring():
-    """A working keyring for one test (the autouse ``_no_keys`` restores the real one)."""
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    return backend
 
 
 @pytest.fixture
@@ -99,7 +69,7 @@ def settings_row(service) -> str:
         return conn.execute("SELECT data FROM settings WHERE section = 'mcp'").fetchone()[0]
 
 
-def test_add_list_tools_ask_and_save(page, service, ring, qtbot):
+def test_add_list_tools_ask_and_save(page, service, memory_keyring, qtbot):
     assert add_demo(page)
     assert page.row(0).name.text() == "demo" and "stdio" in page.row(0).kind.text()
     page.list_tools()
@@ -119,12 +89,12 @@ def test_add_list_tools_ask_and_save(page, service, ring, qtbot):
     assert (server.name, server.transport, server.command) == ("demo", "stdio", sys.executable)
     assert server.args == [str(DEMO)] and server.ask_tools == ["echo"]
     assert server.env_names == ["DEMO_TOKEN", "LANGUAGE"] and server.enabled
-    assert ring.store[("companion-desktop", "mcp:demo:env:DEMO_TOKEN")] == SECRET
+    assert memory_keyring.store[("companion-desktop", "mcp:demo:env:DEMO_TOKEN")] == SECRET
     assert SECRET not in settings_row(service)
     assert SECRET.encode() not in service.db.path.read_bytes()
 
 
-def test_editing_masks_values_and_keeps_or_replaces_them(page, service, ring):
+def test_editing_masks_values_and_keeps_or_replaces_them(page, service, memory_keyring):
     add_demo(page)
     page.apply()
     page.reload()
@@ -135,17 +105,18 @@ def test_editing_masks_values_and_keeps_or_replaces_them(page, service, ring):
     assert SECRET not in editor.env.toPlainText()
     assert editor.args.text() == shlex.join([str(DEMO)])
     page.apply()
-    assert ring.store[("companion-desktop", "mcp:demo:env:DEMO_TOKEN")] == SECRET
+    assert memory_keyring.store[("companion-desktop", "mcp:demo:env:DEMO_TOKEN")] == SECRET
     page.edit_dialog = fill(name="renamed", env=f"DEMO_TOKEN={MASK}\nLANGUAGE=fr")
     assert page.edit()
     assert page.selected().config().env == {"DEMO_TOKEN": SECRET, "LANGUAGE": "fr"}
     page.apply()
-    assert ring.store == {("companion-desktop", "mcp:renamed:env:DEMO_TOKEN"): SECRET,
-                          ("companion-desktop", "mcp:renamed:env:LANGUAGE"): "fr"}
+    assert memory_keyring.store == {
+        ("companion-desktop", "mcp:renamed:env:DEMO_TOKEN"): SECRET,
+        ("companion-desktop", "mcp:renamed:env:LANGUAGE"): "fr"}
     assert [s.name for s in stored(service).servers] == ["renamed"]
 
 
-def test_a_bad_command_shows_the_servers_error(page, ring, qtbot):
+def test_a_bad_command_shows_the_servers_error(page, memory_keyring, qtbot):
     add_demo(page, name="broken", command="/no/such/mcp-server-program")
     page.list_tools()
     qtbot.waitUntil(lambda: page.status_line.property("kind") == "error", timeout=LIST_WAIT_MS)
@@ -155,17 +126,17 @@ def test_a_bad_command_shows_the_servers_error(page, ring, qtbot):
     assert page.list_button.isEnabled() and not page.busy.isVisibleTo(page)
 
 
-def test_remove_deletes_the_server_and_its_secrets(page, service, ring):
+def test_remove_deletes_the_server_and_its_secrets(page, service, memory_keyring):
     add_demo(page)
     page.apply()
-    assert ring.store
+    assert memory_keyring.store
     assert page.remove()
     assert page.server_list.count() == 0 and not page.edit_button.isEnabled()
     page.apply()
-    assert stored(service).servers == [] and ring.store == {}
+    assert stored(service).servers == [] and memory_keyring.store == {}
 
 
-def test_http_server_and_validation(page, service, ring):
+def test_http_server_and_validation(page, service, memory_keyring):
     page.edit_dialog = fill(name="web", transport="http", url="ftp://example.com/mcp")
     assert not page.add_server()
     editor = page.edit_dialog.editor  # type: ignore[attr-defined]
@@ -183,7 +154,8 @@ def test_http_server_and_validation(page, service, ring):
     server = stored(service).servers[0]
     assert (server.transport, server.url, server.header_names, server.enabled) == (
         "http", "https://example.com/mcp", ["Authorization"], False)
-    assert ring.store[("companion-desktop", "mcp:web:header:Authorization")] == "Bearer abc"
+    assert memory_keyring.store[("companion-desktop", "mcp:web:header:Authorization")] \
+        == "Bearer abc"
 
 
 def test_save_refuses_a_server_without_command(service, qtbot):

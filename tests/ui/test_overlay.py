@@ -77,6 +77,17 @@ def test_clicks_pass_through_empty_space(desktop, qtbot):
     region = overlay.mask()
     assert not region.isEmpty()
     assert not region.contains(QPoint(2, 2))  # a corner: the desktop gets the click
+    # the shape sits where she is drawn: the view's opaque pixels, in window coordinates
+    mask = overlay.view.alpha_mask()
+    ys, xs = mask.nonzero()
+    offset = overlay.view.pos()
+    assert offset.y() > 0  # the view sits below the bubble area
+    bounds = region.boundingRect()
+    assert abs(bounds.top() - (ys.min() + offset.y())) <= 1
+    assert abs(bounds.bottom() - (ys.max() + offset.y())) <= 1
+    assert abs(bounds.left() - (xs.min() + offset.x())) <= 1
+    middle = QPoint(int(xs[len(xs) // 2]) + offset.x(), int(ys[len(ys) // 2]) + offset.y())
+    assert region.contains(middle)
     overlay.set_click_through(False)
     assert overlay.mask().isEmpty()
 

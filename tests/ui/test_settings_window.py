@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 
@@ -17,35 +15,6 @@ from tests.conftest import T0
 pytestmark = pytest.mark.qt
 
 WAIT_MS = 8000
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keyring held in a dict, standing in for the system one (set explicitly only:
-    ``viable = False`` keeps keyring's own backend detection from choosing it)."""
-
-    priority = 1
-    viable = False
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.store.pop((service, username), None)
-
-
-@pytest.fixture
-def memory_keyring():
-    """A working keyring for one test (the autouse ``_no_keys`` restores the real one)."""
-    ring = MemoryKeyring()
-    keyring.set_keyring(ring)
-    return ring
 
 
 @pytest.fixture
@@ -139,6 +108,35 @@ def test_without_a_keyring_the_key_problem_is_shown(dialog, service):
     assert not dialog.save()
     assert "keyring" in dialog.problem.text() and dialog.isVisible()
     assert llm_settings(service).provider is None
+
+
+def test_the_key_field_follows_the_provider_the_keyring_and_the_environment(
+        dialog, memory_keyring, monkeypatch):
+    page = dialog.llm
+    assert page.key_state.text() == "" and not page.forget_key.isVisibleTo(page)  # none chosen
+    choose_provider(page, "ollama")
+    assert page.key_state.text() == "Optional for this provider."
+    memory_keyring.store[(keys.SERVICE, "openai")] = "sk-saved-earlier"
+    choose_provider(page, "openai")
+    assert page.key_state.text() == SAVED_KEY and page.forget_key.isVisibleTo(page)
+    assert page.key.placeholderText() == "type a new key to replace it"
+    assert page.config().api_key == "sk-saved-earlier"
+    page.key.setText(" sk-typed ")
+    assert page.config().api_key == "sk-typed"  # what is typed wins, stripped
+    page.forget_key.click()
+    assert memory_keyring.store == {} and not page.forget_key.isVisibleTo(page)
+    assert page.key_state.text().startswith("Needed:") and page.key.placeholderText() == "API key"
+    monkeypatch.setenv(keys.ENV_VAR, "sk-from-env")
+    choose_provider(page, "anthropic")
+    assert page.key_state.text() == f"Using the key from {keys.ENV_VAR}."
+    assert not page.forget_key.isVisibleTo(page)
+
+
+def test_forgetting_a_key_without_a_keyring_says_why(dialog):
+    page = dialog.llm
+    choose_provider(page, "openai")
+    page.key_field.forget()
+    assert page.key_state.text() == keys.NO_KEYRING
 
 
 def test_character_page_saves_name_persona_mode_and_tracking(dialog, service):

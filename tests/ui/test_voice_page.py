@@ -13,9 +13,7 @@ import threading
 import wave
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from companion_desktop.storage.settings import VoiceSettings, load_settings
 from companion_desktop.ui.settings import SettingsDialog, dialog as dialog_module
@@ -30,26 +28,6 @@ needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
 
 KEY = "sk-voice-DO-NOT-STORE-2718"
 WAIT_MS = 10_000
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keyring held in a dict (installed explicitly; never auto-detected)."""
-
-    priority = 1
-    viable = False
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.store.pop((service, username), None)
 
 
 def tone_wav(seconds: float = 0.4, rate: int = 16_000) -> bytes:
@@ -111,13 +89,6 @@ class SpeechServer:
 
 
 @pytest.fixture
-def ring():
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    return backend
-
-
-@pytest.fixture
 def speech_server():
     server = SpeechServer()
     yield server
@@ -161,7 +132,7 @@ def test_defaults_and_the_espeak_voice_list(page, qtbot):
     assert page.voice_id() is None  # the backend's default voice
 
 
-def test_server_fields_voices_key_and_save(page, service, ring, speech_server, qtbot):
+def test_server_fields_voices_key_and_save(page, service, memory_keyring, speech_server, qtbot):
     use_server(page, speech_server)
     assert page.base_url.isVisibleTo(page) and page.model.isVisibleTo(page)
     assert page.key.isVisibleTo(page) and page.key.echoMode() == page.key.EchoMode.Password
@@ -180,18 +151,18 @@ def test_server_fields_voices_key_and_save(page, service, ring, speech_server, q
     saved = stored(service)
     assert (saved.enabled, saved.backend, saved.voice, saved.base_url, saved.model, saved.rate) \
         == (True, "openai", "luna", speech_server.base_url, "tts-1-hd", 1.5)
-    assert ring.store[("companion-desktop", "voice")] == KEY
+    assert memory_keyring.store[("companion-desktop", "voice")] == KEY
     assert page.key.text() == "" and page.key_state.text() == SAVED_KEY
     with sqlite3.connect(service.db.path) as conn:
         assert KEY not in conn.execute("SELECT data FROM settings WHERE section='voice'"
                                        ).fetchone()[0]
     assert KEY.encode() not in service.db.path.read_bytes()
     page.forget_key.click()
-    assert ("companion-desktop", "voice") not in ring.store
+    assert ("companion-desktop", "voice") not in memory_keyring.store
 
 
-def test_try_voice_through_the_speech_server(page, ring, speech_server, qtbot):
-    ring.store[("companion-desktop", "voice")] = KEY  # a key saved earlier
+def test_try_voice_through_the_speech_server(page, memory_keyring, speech_server, qtbot):
+    memory_keyring.store[("companion-desktop", "voice")] = KEY  # a key saved earlier
     use_server(page, speech_server)
     page.voice.setEditText("luna")
     page.speed.setValue(80)

@@ -28,11 +28,11 @@ from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.provider_setup import open_provider
 from companion_desktop.storage.settings import LlmSettings, load_settings, save_settings
 from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.settings.key_field import SAVED_KEY, KeyField
 from companion_desktop.ui.switch import Switch
 
 #: Slider stops of the context window, in thousands of tokens (1k = 1024 tokens).
 WINDOW_STOPS_K = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
-SAVED_KEY = "•••• saved in the system keyring"
 
 
 class SettingsProblem(Exception):
@@ -107,19 +107,10 @@ class LlmPage(QWidget):
         form.addRow("Provider", self.provider)
         self.base_url = QLineEdit(objectName="baseUrl")
         form.addRow("Server URL", self.base_url)
-        self.key = QLineEdit(objectName="apiKey")
-        self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_state = QLabel(objectName="keyState")
-        self.forget_key = QPushButton("Forget key", objectName="linkButton")
-        self.forget_key.clicked.connect(self._forget_key)
-        key_box = QVBoxLayout()
-        key_box.setSpacing(4)
-        key_box.addWidget(self.key)
-        key_line = QHBoxLayout()
-        key_line.addWidget(self.key_state, 1)
-        key_line.addWidget(self.forget_key)
-        key_box.addLayout(key_line)
-        form.addRow("API key", key_box)
+        self.key_field = KeyField(lambda: self.provider_id, self._describe_key, "apiKey")
+        self.key, self.key_state = self.key_field.key, self.key_field.key_state
+        self.forget_key = self.key_field.forget_key
+        form.addRow("API key", self.key_field)
         self.model = QComboBox(objectName="modelCombo")
         self.model.setEditable(True)
         self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -193,10 +184,9 @@ class LlmPage(QWidget):
     def config(self) -> ProviderConfig:
         """What the form describes now, with the typed key or else the stored one."""
         pid = self.provider_id or ""
-        key = self.key.text().strip() or (keys.get_key(pid) if pid else None)
         return ProviderConfig(
             provider_id=pid, base_url=self.base_url.text().strip(),
-            model=self.model.currentText().strip(), api_key=key,
+            model=self.model.currentText().strip(), api_key=self.key_field.value(),
             connect_timeout=5.0, stall_timeout=20.0,
         )
 
@@ -208,8 +198,7 @@ class LlmPage(QWidget):
         status(self.test_result, "", "hint")
         if not chosen:
             self.base_url.clear()
-            self.key_state.setText("")
-            self.forget_key.hide()
+            self.key_field.refresh()  # no provider: blank state, no link
             return
         spec = SPECS[self.provider_id]
         same = spec.id == self.saved.provider
@@ -218,35 +207,18 @@ class LlmPage(QWidget):
         self.model.clear()
         self.model.setEditText((self.saved.model if same else None) or "")
         self.key.clear()
-        self._show_key_state()
+        self.key_field.refresh()
 
-    def _show_key_state(self) -> None:
-        if self.provider_id is None:
-            return
-        spec = SPECS[self.provider_id]
-        saved = keys.get_key(spec.id) is not None
-        from_env = keys.env_key() is not None
-        if from_env:
-            text = f"Using the key from {keys.ENV_VAR}."
-        elif saved:
-            text = SAVED_KEY
-        elif spec.needs_key:
-            text = "Needed: paste your key; it is kept in the system keyring."
-        else:
-            text = "Optional for this provider."
-        self.key.setPlaceholderText("type a new key to replace it" if saved else "API key")
-        self.key_state.setText(text)
-        self.forget_key.setVisible(saved and not from_env)
-
-    def _forget_key(self) -> None:
-        if self.provider_id is None:
-            return
-        try:
-            keys.delete_key(self.provider_id)
-        except keys.KeyStoreError as error:
-            self.key_state.setText(str(error))
-            return
-        self._show_key_state()
+    def _describe_key(self, saved: bool) -> str:
+        """The key state line (``saved``: a key is stored); asked only while a provider
+        is chosen."""
+        if keys.env_key() is not None:
+            return f"Using the key from {keys.ENV_VAR}."
+        if saved:
+            return SAVED_KEY
+        if SPECS[self.provider_id or ""].needs_key:
+            return "Needed: paste your key; it is kept in the system keyring."
+        return "Optional for this provider."
 
     def _window_changed(self) -> None:
         k = WINDOW_STOPS_K[self.window_slider.value()]
@@ -311,14 +283,10 @@ class LlmPage(QWidget):
 
     def apply(self) -> None:
         """Store the key (when one was typed), then the settings. SettingsProblem on failure."""
-        key = self.key.text().strip()
-        if key and self.provider_id is not None:
-            try:
-                keys.set_key(self.provider_id, key)
-            except keys.KeyStoreError as error:
-                raise SettingsProblem(str(error)) from None
-            self.key.clear()
-            self._show_key_state()
+        try:
+            self.key_field.store()
+        except keys.KeyStoreError as error:
+            raise SettingsProblem(str(error)) from None
         settings = self.settings()
         with self.service.db.session() as session:
             save_settings(session, settings)

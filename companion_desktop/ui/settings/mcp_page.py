@@ -4,30 +4,23 @@ A server is a local program (stdio: command, arguments, environment) or a web ad
 (streamable HTTP: URL, headers). Environment and header *values* are secrets: they go
 to the system keyring on Save (``keys.set_mcp_secret``); only their names are stored in
 the settings. Editing shows the names with masked values and keeps a stored value
-unless it is changed. "List tools" connects off the GUI thread (20 s at most).
+unless it is changed (``mcp_editor``). "List tools" connects off the GUI thread (20 s at
+most; ``mcp_tools_list``).
 """
 
 from __future__ import annotations
 
-import re
-import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QFrame,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QVBoxLayout,
@@ -35,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from companion_desktop.llm import keys
-from companion_desktop.llm.mcp_client import McpHub, McpServerConfig, McpTool
+from companion_desktop.llm.mcp_client import McpTool
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import (
     McpServerEntry,
@@ -44,185 +37,22 @@ from companion_desktop.storage.settings import (
     save_settings,
 )
 from companion_desktop.ui.background import run_in_background
-from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form, status
+from companion_desktop.ui.settings.llm_page import SettingsProblem, status
+from companion_desktop.ui.settings.mcp_editor import (
+    MASK,
+    TRANSPORTS,
+    Draft,
+    ServerEditor,
+    parse_pairs,
+    problem_of,
+    write_secrets,
+)
+from companion_desktop.ui.settings.mcp_tools_list import fetch_tools, show_tools
 from companion_desktop.ui.switch import Switch
-from companion_desktop.ui.style import STYLE_SHEET
 
-MASK = "••••"
-#: Seconds "List tools" waits for a server; at most this many of its tools are shown.
-LIST_TIMEOUT_S, MAX_SHOWN_TOOLS = 20.0, 200
-TRANSPORTS = {"stdio": "Local program (stdio)", "http": "Web (streamable HTTP)"}
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-Secret = tuple[str, str]  # (kind "env"|"header", name)
-
-
-@dataclass
-class Draft:
-    """A server as edited on the page: its entry, the saved name, new secret values."""
-
-    entry: McpServerEntry
-    stored: McpServerEntry | None = None
-    secrets: dict[Secret, str] = field(default_factory=dict)
-
-    def secret(self, kind: str, name: str) -> str:
-        """The value to use now: a newly typed one, else the keyring's ("" when none)."""
-        if (kind, name) in self.secrets:
-            return self.secrets[(kind, name)]
-        owner = self.stored.name if self.stored is not None else self.entry.name
-        return keys.get_mcp_secret(owner, kind, name) or ""
-
-    def config(self) -> McpServerConfig:
-        """The connection this draft describes (secrets read here: call off the GUI thread)."""
-        e = self.entry
-
-        def values(kind: str, names: list[str]) -> dict[str, str]:
-            found = {name: self.secret(kind, name) for name in names}
-            return {name: value for name, value in found.items() if value}
-
-        return McpServerConfig(
-            name=e.name, transport=e.transport, command=e.command, args=tuple(e.args),
-            env=values("env", e.env_names), url=e.url,
-            headers=values("header", e.header_names), enabled=True)
-
-
-def parse_pairs(text: str, kind: str, known: list[str]) -> tuple[list[str], dict[str, str]]:
-    """``NAME=value`` (env) or ``Name: value`` (header) lines -> names, new values.
-
-    A value left as the mask keeps the stored one (only for ``known`` names).
-    ValueError with a user-facing message on a malformed line.
-    """
-    sep, pattern = ("=", ENV_NAME) if kind == "env" else (":", HEADER_NAME)
-    names: list[str] = []
-    values: dict[str, str] = {}
-    for line in (raw.strip() for raw in text.splitlines()):
-        if not line:
-            continue
-        name, found, value = line.partition(sep)
-        name, value = name.strip(), value.strip()
-        what = "Environment" if kind == "env" else "Header"
-        form = "NAME=value" if kind == "env" else "Name: value"
-        if not found or not pattern.fullmatch(name):
-            raise ValueError(f"{what} line “{line[:40]}” is not {form}.")
-        if name in names:
-            raise ValueError(f"{what} {name} is given twice.")
-        if not value or (value == MASK and name not in known):
-            raise ValueError(f"{what} {name} needs a value ({form}).")
-        names.append(name)
-        if value != MASK:
-            values[name] = value
-    return names, values
-
-
-def problem_of(entry: McpServerEntry, others: list[str]) -> str | None:
-    """What stops ``entry`` from being saved, or None."""
-    if not entry.name.strip():
-        return "Give the server a name."
-    if entry.name in others:
-        return f"There is already a server called {entry.name}."
-    if entry.transport == "stdio" and not entry.command.strip():
-        return f"{entry.name}: enter the program to run (command)."
-    if entry.transport == "http" and not re.match(r"https?://[^\s/]+", entry.url):
-        return f"{entry.name}: the URL must start with http:// or https://."
-    return None
-
-
-class ServerEditor(QDialog):
-    """Edits one Draft in place on OK; ``others`` are the names already taken."""
-
-    def __init__(self, draft: Draft, others: list[str], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("mcpEditor")
-        self.setWindowTitle("MCP server")
-        self.setStyleSheet(STYLE_SHEET)
-        self.draft, self.others = draft, others
-        e = draft.entry
-        form = new_form()
-        self.name = QLineEdit(e.name, objectName="mcpName", maxLength=64)
-        self.transport = QComboBox(objectName="mcpTransport")
-        for key, label in TRANSPORTS.items():
-            self.transport.addItem(label, key)
-        self.transport.setCurrentIndex(self.transport.findData(e.transport))
-        self.command = QLineEdit(e.command, objectName="mcpCommand",
-                                 placeholderText="e.g. npx or /usr/bin/python3")
-        self.args = QLineEdit(shlex.join(e.args), objectName="mcpArgs",
-                              placeholderText="e.g. -y @modelcontextprotocol/server-memory")
-        self.env = QPlainTextEdit("\n".join(f"{n}={MASK}" for n in e.env_names),
-                                  objectName="mcpEnv", placeholderText="NAME=value, one a line")
-        self.url = QLineEdit(e.url, objectName="mcpUrl", placeholderText="https://example.com/mcp")
-        self.headers = QPlainTextEdit("\n".join(f"{n}: {MASK}" for n in e.header_names),
-                                      objectName="mcpHeaders",
-                                      placeholderText="Authorization: Bearer …, one a line")
-        for box in (self.env, self.headers):
-            box.setFixedHeight(76)
-        form.addRow("Name", self.name)
-        form.addRow("Connection", self.transport)
-        self.rows = {"stdio": [self.command, self.args, self.env], "http": [self.url, self.headers]}
-        for label, widget in (("Command", self.command), ("Arguments", self.args),
-                              ("Environment", self.env), ("URL", self.url),
-                              ("Headers", self.headers)):
-            form.addRow(label, widget)
-        self.form = form
-        name_labels(form)
-        self.problem = QLabel(objectName="statusLine", wordWrap=True)
-        buttons = QDialogButtonBox()
-        buttons.addButton(QPushButton("Cancel", objectName="secondaryButton"),
-                          QDialogButtonBox.ButtonRole.RejectRole)
-        buttons.addButton(QPushButton("OK", objectName="primaryButton", default=True),
-                          QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(22, 18, 22, 16)
-        layout.addLayout(form)
-        layout.addWidget(QLabel("Arguments are split like a shell does (quote paths with "
-                                "spaces). Environment and header values are kept in the "
-                                f"system keyring; saved ones show as {MASK}.",
-                                objectName="pageHint", wordWrap=True))
-        layout.addWidget(self.problem)
-        layout.addWidget(buttons)
-        self.problem.hide()
-        self.transport.currentIndexChanged.connect(self._transport_changed)
-        self._transport_changed()
-        self.resize(540, 420)
-
-    def _transport_changed(self) -> None:
-        chosen = self.transport.currentData()
-        for kind, widgets in self.rows.items():
-            for widget in widgets:
-                self.form.setRowVisible(widget, kind == chosen)
-
-    def edited(self) -> Draft:
-        """The draft as filled in; ValueError with a message when it cannot be used."""
-        old = self.draft.entry
-        try:
-            args = shlex.split(self.args.text())
-        except ValueError as error:
-            raise ValueError(f"Arguments: {error} (check the quotes).") from None
-        env_names, env = parse_pairs(self.env.toPlainText(), "env", old.env_names)
-        header_names, headers = parse_pairs(self.headers.toPlainText(), "header",
-                                            old.header_names)
-        entry = old.model_copy(update=dict(
-            name=self.name.text().strip(), transport=self.transport.currentData(),
-            command=self.command.text().strip(), args=args, env_names=env_names,
-            url=self.url.text().strip(), header_names=header_names))
-        problem = problem_of(entry, self.others)
-        if problem:
-            raise ValueError(problem)
-        secrets = {k: v for k, v in self.draft.secrets.items()
-                   if k[1] in (env_names if k[0] == "env" else header_names)}
-        secrets.update({("env", n): v for n, v in env.items()})
-        secrets.update({("header", n): v for n, v in headers.items()})
-        return Draft(entry, self.draft.stored, secrets)
-
-    def accept(self) -> None:
-        try:
-            result = self.edited()
-        except ValueError as error:
-            status(self.problem, str(error), "error")
-            return
-        self.draft.entry, self.draft.secrets = result.entry, result.secrets
-        super().accept()
+#: Also offered from here: the editor's names (they lived in this module before).
+__all__ = ["MASK", "PAGE_STYLE", "TRANSPORTS", "Draft", "McpPage", "ServerEditor", "ServerRow",
+           "parse_pairs", "problem_of", "write_secrets"]
 
 
 class ServerRow(QFrame):
@@ -436,38 +266,8 @@ class McpPage(QWidget):
             label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
     def _show_tools(self, draft: Draft | None) -> None:
-        while self.tool_box.count():
-            widget = self.tool_box.takeAt(0).widget()
-            if widget is not None:
-                widget.deleteLater()
         tools = self.tools.get(draft.entry.name) if draft is not None else None
-        self.tools_title.setText(f"Tools of {draft.entry.name}" if draft else "")
-        self.tools_title.setVisible(draft is not None)
-        if draft is None:
-            return
-        if tools is None:
-            self.tool_box.addWidget(QLabel("Press List tools to see what it offers.",
-                                           objectName="pageHint"))
-        for tool in (tools or [])[:MAX_SHOWN_TOOLS]:
-            self.tool_box.addWidget(self._tool_row(draft, tool))
-        if tools and len(tools) > MAX_SHOWN_TOOLS:
-            self.tool_box.addWidget(QLabel(f"…and {len(tools) - MAX_SHOWN_TOOLS} more.",
-                                           objectName="pageHint"))
-
-    def _tool_row(self, draft: Draft, tool: McpTool) -> QWidget:
-        row = QFrame(objectName="mcpToolRow")
-        line = QHBoxLayout(row)
-        line.setContentsMargins(10, 4, 10, 4)
-        summary = (tool.description or "").strip().splitlines()
-        text = QLabel(f"<b>{escape(tool.name)}</b>  {escape(summary[0][:160]) if summary else ''}",
-                      objectName="mcpToolText", wordWrap=True)
-        ask = QCheckBox("Ask before running", objectName="mcpAsk")
-        ask.setProperty("tool", tool.name)
-        ask.setChecked(tool.name in draft.entry.ask_tools)
-        ask.toggled.connect(lambda on, d=draft, n=tool.name: set_ask(d, n, on))
-        line.addWidget(text, 1)
-        line.addWidget(ask)
-        return row
+        show_tools(self.tool_box, self.tools_title, draft, tools)
 
     def ask_boxes(self) -> dict[str, QCheckBox]:
         """The shown "Ask before running" boxes, by tool name."""
@@ -495,58 +295,6 @@ class McpPage(QWidget):
         self.saved = settings
         for draft in self.drafts:
             draft.stored, draft.secrets = draft.entry.model_copy(deep=True), {}
-
-
-def escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def set_ask(draft: Draft, tool: str, on: bool) -> None:
-    """Add or remove ``tool`` from the draft's ask-before-running list."""
-    names = [n for n in draft.entry.ask_tools if n != tool]
-    draft.entry.ask_tools = names + [tool] if on else names
-
-
-def fetch_tools(config: McpServerConfig) -> list[McpTool]:
-    """The server's tools (a pool thread); its error is raised with the server's message."""
-    hub = McpHub([config])
-    try:
-        found = hub.list_tools(timeout=LIST_TIMEOUT_S).get(config.name)
-    finally:
-        hub.close()
-    if found is None:
-        raise RuntimeError("The server did not answer.")
-    if isinstance(found, Exception):
-        raise found
-    return list(found)
-
-
-def names_of(entry: McpServerEntry) -> list[Secret]:
-    return [("env", n) for n in entry.env_names] + [("header", n) for n in entry.header_names]
-
-
-def write_secrets(saved: list[McpServerEntry], drafts: list[Draft]) -> None:
-    """Bring the keyring in line with ``drafts``: new values written, values of renamed
-    servers moved, values of removed names and servers deleted. KeyStoreError on failure."""
-    untouched: set[tuple[str, str, str]] = set()
-    final: dict[tuple[str, str, str], str] = {}
-    for draft in drafts:
-        name = draft.entry.name
-        for kind, key in names_of(draft.entry):
-            if (kind, key) in draft.secrets:
-                final[(name, kind, key)] = draft.secrets[(kind, key)]
-            elif draft.stored is not None and draft.stored.name == name:
-                untouched.add((name, kind, key))
-            elif draft.stored is not None:  # renamed: move the stored value
-                value = keys.get_mcp_secret(draft.stored.name, kind, key)
-                if value:
-                    final[(name, kind, key)] = value
-    for entry in saved if keys.keyring_available() else ():
-        for kind, key in names_of(entry):
-            if (entry.name, kind, key) not in untouched:
-                keys.delete_mcp_secret(entry.name, kind, key)
-    for (server, kind, key), value in final.items():
-        keys.set_mcp_secret(server, kind, key, value)
 
 
 PAGE_STYLE = """

@@ -33,13 +33,8 @@ from companion_desktop.storage.settings import (
     save_settings,
 )
 from companion_desktop.ui.background import run_in_background
-from companion_desktop.ui.settings.llm_page import (
-    SAVED_KEY,
-    SettingsProblem,
-    name_labels,
-    new_form,
-    status,
-)
+from companion_desktop.ui.settings.key_field import SAVED_KEY, KeyField
+from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form, status
 from companion_desktop.ui.switch import Switch
 from companion_desktop.ui.voice import BoundVoice, VoiceOut
 
@@ -60,6 +55,11 @@ def list_voices(settings: VoiceSettings, api_key: str | None) -> list[Voice]:
         return backend.voices()
     with httpx.Client(timeout=httpx.Timeout(10.0, connect=5.0)) as client:
         return BoundVoice.from_settings(settings, api_key, client).voices()
+
+
+def describe_key(saved: bool) -> str:
+    """The voice key's state line (``saved``: a key is stored)."""
+    return SAVED_KEY if saved else "Only if the server needs one; it is kept in the system keyring."
 
 
 class VoicePage(QWidget):
@@ -117,23 +117,15 @@ class VoicePage(QWidget):
                                  objectName="pageHint", wordWrap=True))
         self.model = QLineEdit(self.saved.model, objectName="voiceModel")
         self.model.setPlaceholderText("tts-1")
-        self.key = QLineEdit(objectName="voiceKey")
-        self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_state = QLabel(objectName="keyState", wordWrap=True)
-        self.forget_key = QPushButton("Forget key", objectName="linkButton")
-        self.forget_key.clicked.connect(self._forget_key)
-        key_box = QVBoxLayout()
-        key_box.setSpacing(4)
-        key_box.addWidget(self.key)
-        key_line = QHBoxLayout()
-        key_line.addWidget(self.key_state, 1)
-        key_line.addWidget(self.forget_key)
-        key_box.addLayout(key_line)
+        self.key_field = KeyField(lambda: VOICE_KEY_ID, describe_key, "voiceKey",
+                                  wrap_state=True)
+        self.key, self.key_state = self.key_field.key, self.key_field.key_state
+        self.forget_key = self.key_field.forget_key
         form.addRow("Server URL", url_box)
         form.addRow("Model", self.model)
-        form.addRow("API key", key_box)
-        self.server_rows = [url_box, self.model, key_box]
-        self._show_key_state()
+        form.addRow("API key", self.key_field)
+        self.server_rows = [url_box, self.model, self.key_field]
+        self.key_field.refresh()
 
     def _voice_box(self) -> QVBoxLayout:
         self.voice = QComboBox(objectName="voiceCombo")
@@ -191,13 +183,13 @@ class VoicePage(QWidget):
 
     def api_key(self) -> str | None:
         """The typed key, else the stored one."""
-        return self.key.text().strip() or keys.get_key(VOICE_KEY_ID)
+        return self.key_field.value()
 
     def _backend_changed(self, _index: int = 0, load: bool = True) -> None:
         server = self.backend_id == "openai"
         for row in self.server_rows:
             self.form.setRowVisible(row, server)
-        self._show_key_state()  # showing the rows showed every widget in them
+        self.key_field.refresh()
         if load:
             self.voice.clear()
             same = self.backend_id == self.saved.backend
@@ -208,21 +200,6 @@ class VoicePage(QWidget):
         super().showEvent(event)
         if not self._voices_loaded:
             self.load_voices()
-
-    def _show_key_state(self) -> None:
-        saved = keys.get_key(VOICE_KEY_ID) is not None
-        self.key.setPlaceholderText("type a new key to replace it" if saved else "API key")
-        self.key_state.setText(SAVED_KEY if saved else
-                               "Only if the server needs one; it is kept in the system keyring.")
-        self.forget_key.setVisible(saved and keys.env_key() is None)
-
-    def _forget_key(self) -> None:
-        try:
-            keys.delete_key(VOICE_KEY_ID)
-        except keys.KeyStoreError as error:
-            self.key_state.setText(str(error))
-            return
-        self._show_key_state()
 
     # ---------------------------------------------------------- background
     def load_voices(self) -> None:
@@ -292,14 +269,10 @@ class VoicePage(QWidget):
     def apply(self) -> None:
         """Store a typed key, then the settings. SettingsProblem on failure."""
         self.check()
-        key = self.key.text().strip()
-        if key:
-            try:
-                keys.set_key(VOICE_KEY_ID, key)
-            except keys.KeyStoreError as error:
-                raise SettingsProblem(f"Voice: {error}") from None
-            self.key.clear()
-            self._show_key_state()
+        try:
+            self.key_field.store()
+        except keys.KeyStoreError as error:
+            raise SettingsProblem(f"Voice: {error}") from None
         settings = self.settings()
         with self.service.db.session() as session:
             save_settings(session, settings)

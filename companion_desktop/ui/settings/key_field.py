@@ -1,0 +1,90 @@
+"""The API-key field of a settings page: a masked line, a state line, a "Forget key" link.
+
+A typed key goes to the system keyring (``keys.set_key``) only when the page saves, and
+is never shown back: a saved key reads ``SAVED_KEY``. Which keyring entry the field
+stands for is asked of the page each time (``key_id``; None while there is none), and
+the page words the state line (``describe``), so one widget serves every page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from companion_desktop.llm import keys
+
+SAVED_KEY = "•••• saved in the system keyring"
+
+
+class KeyField(QWidget):
+    """``key`` (password echo), ``key_state`` (what is stored) and ``forget_key``.
+
+    ``key_id()`` names the keyring entry (None: nothing chosen yet, the field is blank);
+    ``describe(saved)`` is the state line's text, ``saved`` True when the keyring (or
+    the environment) holds a key for that entry.
+    """
+
+    def __init__(self, key_id: Callable[[], str | None], describe: Callable[[bool], str],
+                 line_name: str, wrap_state: bool = False,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.key_id, self.describe = key_id, describe
+        self.key = QLineEdit(objectName=line_name)
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_state = QLabel(objectName="keyState", wordWrap=wrap_state)
+        self.forget_key = QPushButton("Forget key", objectName="linkButton")
+        self.forget_key.clicked.connect(self.forget)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(4)
+        box.addWidget(self.key)
+        line = QHBoxLayout()
+        line.addWidget(self.key_state, 1)
+        line.addWidget(self.forget_key)
+        box.addLayout(line)
+
+    def typed(self) -> str:
+        """The key typed into the field now, stripped ("" when none)."""
+        return self.key.text().strip()
+
+    def value(self) -> str | None:
+        """The typed key, else the stored one (None when neither or no entry is chosen)."""
+        key_id = self.key_id()
+        return self.typed() or (keys.get_key(key_id) if key_id else None)
+
+    def refresh(self) -> None:
+        """Show whether a key is stored; blank state and no link while no entry is chosen."""
+        key_id = self.key_id()
+        if key_id is None:
+            self.key_state.setText("")
+            self.forget_key.hide()
+            return
+        saved = keys.get_key(key_id) is not None
+        self.key.setPlaceholderText("type a new key to replace it" if saved else "API key")
+        self.key_state.setText(self.describe(saved))
+        self.forget_key.setVisible(saved and keys.env_key() is None)
+
+    def forget(self) -> None:
+        """Delete the stored key; a keyring failure is shown on the state line."""
+        key_id = self.key_id()
+        if key_id is None:
+            return
+        try:
+            keys.delete_key(key_id)
+        except keys.KeyStoreError as error:
+            self.key_state.setText(str(error))
+            return
+        self.refresh()
+
+    def store(self) -> None:
+        """Write a typed key to the keyring, then clear the field (nothing typed: no-op).
+
+        Raises ``keys.KeyStoreError`` when the keyring refuses (the page words it).
+        """
+        key_id, key = self.key_id(), self.typed()
+        if not key or key_id is None:
+            return
+        keys.set_key(key_id, key)
+        self.key.clear()
+        self.refresh()
