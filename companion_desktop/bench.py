@@ -309,6 +309,9 @@ def run_bench(turns: int = 200) -> int:
     bench_turns(turns)
     print("memory:")
     bench_memory()
+    from companion_desktop.bench_media import run_media_bench
+
+    run_media_bench()
     for name, path in _avatar_models():
         print(f"avatar: {name}")
         bench_avatar_update(path)

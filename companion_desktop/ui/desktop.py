@@ -86,6 +86,7 @@ class Desktop(QObject):
         controller.text.connect(self._on_text)
         controller.done.connect(self._on_done)
         controller.failed.connect(self._on_failed)
+        controller.approval_requested.connect(self._approval_needed)
         self._wired = controller
 
     def _on_started(self, message: str, retry: bool) -> None:
@@ -138,6 +139,14 @@ class Desktop(QObject):
             if self.host.director is not None and result.suggestion.action:
                 self.host.director.request_action(result.suggestion.action, time.monotonic())
             self.host.poke(4.0)
+
+    def _approval_needed(self, ticket) -> None:  # noqa: ANN001 - pipeline.worker.ApprovalTicket
+        """A tool she must ask for: the question is in the chat, so the chat comes up
+        (a hidden chat would leave the turn waiting) and her bubble says why."""
+        if not self.chat.isVisible() or self.chat.isMinimized():
+            self.show_chat()
+        tool = getattr(ticket.request, "tool", "a tool")
+        self.overlay.on_text(f"May I use {tool}? Answer me in the chat.")
 
     def _voice_failed(self, message: str) -> None:
         self.chat.transcript.add_notice(f"Her voice: {message}", "error")

@@ -5,6 +5,7 @@ stdio), the scripted model on 127.0.0.1 asking for a tool, and the user's answer
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from tests.llm.provider_server import StreamReply
 from tests.llm.wire_formats import openai_tool_call_events
 from tests.ui.conftest import use_server
 from tests.ui.scripted_provider import Script, reply_with_block
+from tests.ui.test_overlay import desktop  # noqa: F401 - fixture
 
 DEMO = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 
@@ -97,3 +99,29 @@ def test_stop_while_waiting_expires_the_question(tool_chat, qtbot, server):
     notice = tool_chat.transcript.notices("ask")[0]
     qtbot.waitUntil(lambda: not notice.buttons["Allow"].isEnabled(), timeout=5000)
     assert len(server.requests) == 1  # nothing ran, nothing more was asked
+
+
+@pytest.mark.gl
+@pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb) for OpenGL windows")
+def test_a_question_from_the_overlay_brings_up_the_chat(desktop, qtbot, server, service):
+    with service.db.session() as session:
+        settings = load_settings(session, McpSettings)
+        settings.servers = [McpServerEntry(name="demo", command=sys.executable, args=[str(DEMO)],
+                                           ask_tools=["add"])]
+        save_settings(session, settings)
+    tools = ToolAccess(service.db)
+    desktop.backend.runner.tools = tools
+    chat = desktop.chat
+    chat.hide()
+    server.scripts += [ToolCallScript([("call_1", "demo__add", {"a": 2, "b": 2})]),
+                       Script(reply_with_block("Four!"))]
+    try:
+        assert desktop.send("what's 2 + 2?")
+        qtbot.waitUntil(lambda: bool(chat.transcript.notices("ask")), timeout=20000)
+        assert chat.isVisible()
+        assert "May I use add?" in desktop.overlay.bubble.label.text()
+        qtbot.mouseClick(chat.transcript.notices("ask")[0].buttons["Allow"], Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not chat.busy and chat.pending is None, timeout=20000)
+        assert "Four!" in desktop.overlay.bubble.label.text()
+    finally:
+        tools.close()
