@@ -35,17 +35,22 @@ class ToolCallScript(Script):
         return StreamReply(openai_tool_call_events(self.calls, texts=["Let me work that out. "]))
 
 
+def configure_demo(service) -> None:
+    """The demo MCP server, enabled, with "add" marked ask-before-running."""
+    with service.db.session() as session:
+        settings = load_settings(session, McpSettings)
+        settings.servers = [McpServerEntry(name="demo", command=sys.executable, args=[str(DEMO)],
+                                           ask_tools=["add"])]
+        save_settings(session, settings)
+
+
 @pytest.fixture
 def tool_chat(qtbot, service, server):
     from companion_desktop.ui.chat_backend import ChatBackend
     from companion_desktop.ui.chat_window import ChatWindow
 
     use_server(service, server)
-    with service.db.session() as session:
-        settings = load_settings(session, McpSettings)
-        settings.servers = [McpServerEntry(name="demo", command=sys.executable, args=[str(DEMO)],
-                                           ask_tools=["add"])]
-        save_settings(session, settings)
+    configure_demo(service)
     tools = ToolAccess(service.db)
     backend = ChatBackend(service, lambda: T0, tools=tools)
     backend.connect()
@@ -104,11 +109,7 @@ def test_stop_while_waiting_expires_the_question(tool_chat, qtbot, server):
 @pytest.mark.gl
 @pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb) for OpenGL windows")
 def test_a_question_from_the_overlay_brings_up_the_chat(desktop, qtbot, server, service):
-    with service.db.session() as session:
-        settings = load_settings(session, McpSettings)
-        settings.servers = [McpServerEntry(name="demo", command=sys.executable, args=[str(DEMO)],
-                                           ask_tools=["add"])]
-        save_settings(session, settings)
+    configure_demo(service)
     tools = ToolAccess(service.db)
     desktop.backend.runner.tools = tools
     chat = desktop.chat
