@@ -192,8 +192,12 @@ class Desktop(QObject):
         if controller is None or runner is None or not self.backend.ready:
             done(None)  # no model yet: it stays pending and fires later
             return
-        started = controller.run_job(lambda: self.reminders.fire(record, runner),
-                                     lambda result: done(result.reply if result else None))
+        def finished(result) -> None:  # noqa: ANN001 - pipeline TurnResult or None
+            done(result.reply if result else None)
+            if result is not None and result.speech:  # her reminder is spoken too
+                self.voice.say(result.speech, result.suggestion.expression)
+
+        started = controller.run_job(lambda: self.reminders.fire(record, runner), finished)
         if not started:
             done(None)
 

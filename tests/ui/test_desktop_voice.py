@@ -90,3 +90,18 @@ def test_a_new_message_interrupts_her(desktop, qtbot, server, service):
     qtbot.waitUntil(lambda: desktop.voice.speaking, timeout=20000)
     assert desktop.send("wait, one more thing")
     assert not desktop.voice.speaking
+
+
+def test_a_fired_reminder_is_spoken(desktop, qtbot, server, service):
+    from datetime import timedelta
+
+    from companion_desktop.storage import reminders as store
+    from tests.conftest import T0
+
+    voice_on(service)
+    with service.db.session() as session:
+        store.add_reminder(session, T0 - timedelta(minutes=1), "stretch", T0 - timedelta(hours=1), None)
+    server.scripts.append(Script(spoken_reply(), delay=0.01))
+    desktop.poller.poll()
+    qtbot.waitUntil(lambda: desktop.voice.speaking, timeout=20000)
+    assert LINE in desktop.overlay.bubble.label.text() and "speak(" not in desktop.overlay.bubble.label.text()
