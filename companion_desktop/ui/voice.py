@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QTimer, Signal
-from PySide6.QtMultimedia import QAudio, QAudioFormat, QAudioSink, QMediaDevices
+from PySide6.QtMultimedia import QAudio, QAudioSink, QMediaDevices
 
 from companion_desktop.avatar.lipsync import MouthTrack, mouth_track
 from companion_desktop.engine.speech import SpokenPart
 from companion_desktop.llm.tts import SpeechAudio, TtsError, Voice, VoiceOptions, create_tts
+from companion_desktop.ui.audio_out import fit_to_device
 from companion_desktop.ui.background import run_in_background
 
 log = logging.getLogger(__name__)
@@ -119,16 +120,15 @@ class Playback(QObject):
             self._open_sink()
 
     def _open_sink(self) -> None:
-        fmt = QAudioFormat()
-        fmt.setSampleRate(self.clip.audio.sample_rate)
-        fmt.setChannelCount(1)
-        fmt.setSampleFormat(QAudioFormat.SampleFormat.Int16)
         device = QMediaDevices.defaultAudioOutput()
-        if device.isNull() or not device.isFormatSupported(fmt):
-            log.info("no audio output for %d Hz mono; speaking silently", fmt.sampleRate())
+        fitted = None if device.isNull() else fit_to_device(self.clip.audio.pcm,
+                                                             self.clip.audio.sample_rate, device)
+        if fitted is None:
+            log.info("no audio output for %d Hz speech; speaking silently", self.clip.audio.sample_rate)
             return
+        data, fmt = fitted
         self.buffer = QBuffer(self)
-        self.buffer.setData(QByteArray(self.clip.audio.pcm))
+        self.buffer.setData(QByteArray(data))
         self.buffer.open(QIODevice.OpenModeFlag.ReadOnly)
         self.sink = QAudioSink(device, fmt, self)
         self.sink.start(self.buffer)
