@@ -62,8 +62,12 @@ class ToolAccess:
             listed = self._listed
             now = self._clock()
             if listed is None or listed[0] != configs or now - listed[1] > LISTING_TTL_S:
-                hub.update(list(configs))
-                listing = hub.list_tools()
+                try:
+                    hub.update(list(configs))
+                    listing = hub.list_tools()
+                except Exception:  # noqa: BLE001 - tools are extra: the turn goes on without
+                    log.warning("MCP tools unavailable this turn", exc_info=True)
+                    return None
                 for name, result in listing.items():
                     if not isinstance(result, list):
                         log.warning("MCP server %s: %s", name, getattr(result, "message", result))
