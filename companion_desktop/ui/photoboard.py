@@ -2,10 +2,12 @@
 
 Cards (thumbnail, her note, the date) in a grid that reflows with the width,
 newest first; the window title counts them. Double-click (or Enter) opens the
-full photo, scaled to fit, in a viewer. Delete (the button on a hovered card,
-the context menu or the Delete key) asks first, then removes the row and both
-files through ``storage.keepsakes``. The chat window calls ``refresh()`` when a
-turn kept a new photo.
+full photo, scaled to fit, in a viewer. "Edit note…" (the context menu, F2 or
+the viewer's button) opens the note dialog and stores her note in one transaction,
+updating the card at once. Delete (the button on a hovered card, the context menu
+or the Delete key) asks first, then removes the row and both files through
+``storage.keepsakes``. The chat window calls ``refresh()`` when a turn kept a
+new photo.
 """
 
 from __future__ import annotations
@@ -29,10 +31,14 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.keepsakes import Keepsake, delete_keepsake, list_keepsakes
-from companion_desktop.ui.photo_viewer import (  # re-exported: the viewer lived here
+from companion_desktop.ui.note_dialog import NoteDialog, store_note
+from companion_desktop.ui.photo_viewer import (  # re-exported: these lived here
     NOTE_MAX,
     PhotoViewer,
+    kept_thumbnails,
     note_text,
+    read_bytes,
+    show_note_on,
     when_text,
 )
 from companion_desktop.ui.photo_widgets import rounded_pixmap
@@ -47,6 +53,7 @@ SPACING = 16
 NOTE_SHOWN = 160
 EMPTY_TEXT = "Photos you show her are kept here"
 EMPTY_HINT = "Show her one with the paperclip in the chat, or drop a photo on her."
+NO_CARD_NOTE = "No note from her yet"
 
 BOARD_STYLE = """
 #boardBody, #boardScroll { background: #fbf7fb; border: none; }
@@ -64,33 +71,12 @@ BOARD_STYLE = """
 """
 
 
-def read_bytes(path: Path) -> bytes | None:
-    try:
-        return Path(path).read_bytes()
-    except (OSError, TypeError):
-        return None
-
-
-def kept_thumbnails(service: Any) -> dict[int, bytes]:
-    """Thumbnail bytes of the kept photos by the id of the turn they were shown in
-    (for the chat history); empty when they cannot be read."""
-    try:
-        with service.db.read_session() as session:
-            keepsakes = list_keepsakes(session, Path(service.db.path).parent)
-    except StorageError:
-        return {}
-    photos: dict[int, bytes] = {}
-    for keepsake in keepsakes:
-        data = read_bytes(keepsake.thumbnail_path)
-        if data and keepsake.turn_id is not None:
-            photos[keepsake.turn_id] = data
-    return photos
-
-
 class KeepsakeCard(QFrame):
-    """One kept photo. ``open_requested`` / ``delete_requested`` carry the keepsake."""
+    """One kept photo. ``open_requested`` / ``edit_requested`` / ``delete_requested``
+    carry the keepsake."""
 
     open_requested = Signal(object)
+    edit_requested = Signal(object)
     delete_requested = Signal(object)
 
     def __init__(self, keepsake: Keepsake, parent: QWidget | None = None) -> None:
@@ -99,7 +85,7 @@ class KeepsakeCard(QFrame):
         self.setObjectName("keepsakeCard")
         self.setFixedWidth(CARD_W)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setToolTip("Double-click to open · Delete key to remove")
+        self.setToolTip("Double-click to open · F2 to edit her note · Delete key to remove")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(11, 11, 11, 10)
         layout.setSpacing(6)
@@ -111,11 +97,9 @@ class KeepsakeCard(QFrame):
         else:
             self.thumb.setPixmap(pixmap)
         layout.addWidget(self.thumb)
-        note = note_text(keepsake, NOTE_SHOWN)
-        self.note = QLabel(note or "No note from her yet", objectName="cardNote")
-        self.note.setProperty("empty", not note)
+        self.note = QLabel(objectName="cardNote", wordWrap=True)
         self.note.setTextFormat(Qt.TextFormat.PlainText)
-        self.note.setWordWrap(True)
+        self.show_note(keepsake)
         layout.addWidget(self.note)
         self.date = QLabel(when_text(keepsake), objectName="cardDate")
         layout.addWidget(self.date)
@@ -125,6 +109,11 @@ class KeepsakeCard(QFrame):
         self.delete_button.setFixedSize(66, 24)
         self.delete_button.move(CARD_W - 66 - 18, 18)
         self.delete_button.hide()
+
+    def show_note(self, keepsake: Keepsake) -> None:
+        """Show ``keepsake``'s note (first NOTE_SHOWN characters; muted when empty)."""
+        self.keepsake = keepsake
+        show_note_on(self.note, keepsake, NOTE_SHOWN, NO_CARD_NOTE)
 
     def enterEvent(self, event) -> None:  # noqa: N802, ANN001
         self._show_delete(True)
@@ -145,11 +134,9 @@ class KeepsakeCard(QFrame):
     def _show_delete(self, shown: bool) -> None:
         """The Delete button shows while the card is hovered or focused (raised over the
         thumbnail); otherwise it hides."""
+        self.delete_button.setVisible(shown)
         if shown:
-            self.delete_button.show()
             self.delete_button.raise_()
-        else:
-            self.delete_button.hide()
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802, ANN001
         self.open_requested.emit(self.keepsake)
@@ -159,6 +146,8 @@ class KeepsakeCard(QFrame):
             self.delete_requested.emit(self.keepsake)
         elif event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
             self.open_requested.emit(self.keepsake)
+        elif event.key() == Qt.Key.Key_F2:
+            self.edit_requested.emit(self.keepsake)
         else:
             super().keyPressEvent(event)
 
@@ -168,6 +157,7 @@ class KeepsakeCard(QFrame):
     def menu(self) -> QMenu:
         menu = QMenu(self)
         menu.addAction("Open", lambda: self.open_requested.emit(self.keepsake))
+        menu.addAction("Edit note…", lambda: self.edit_requested.emit(self.keepsake))
         menu.addAction("Delete…", lambda: self.delete_requested.emit(self.keepsake))
         return menu
 
@@ -184,6 +174,7 @@ class PhotoboardWindow(QWidget):
         self.cards: list[KeepsakeCard] = []
         self.confirm: QMessageBox | None = None
         self.viewer: PhotoViewer | None = None
+        self.note_dialog: NoteDialog | None = None
         self.setStyleSheet(STYLE_SHEET + BOARD_STYLE)
         self.resize(760, 620)
         layout = QVBoxLayout(self)
@@ -230,6 +221,7 @@ class PhotoboardWindow(QWidget):
         for keepsake in keepsakes:
             card = KeepsakeCard(keepsake)
             card.open_requested.connect(self.open_photo)
+            card.edit_requested.connect(self.edit_note)
             card.delete_requested.connect(self.ask_delete)
             self.cards.append(card)
         self._columns = 0
@@ -270,8 +262,31 @@ class PhotoboardWindow(QWidget):
     # ------------------------------------------------------------------ actions
     def open_photo(self, keepsake: Keepsake) -> PhotoViewer:
         self.viewer = PhotoViewer(keepsake, self)
+        self.viewer.edit_requested.connect(lambda kept, v=self.viewer: self.edit_note(kept, v))
         self.viewer.show()
         return self.viewer
+
+    def edit_note(self, keepsake: Keepsake, parent: QWidget | None = None) -> NoteDialog:
+        """Open the note dialog on ``keepsake`` (window-modal over ``parent``, else the board)."""
+        dialog = NoteDialog(keepsake.note, partial(self.save_note, keepsake.id), parent or self)
+        self.note_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def save_note(self, keepsake_id: int, note: str) -> str | None:
+        """Store ``note`` (bounded by storage) in one transaction, then show it on the card
+        and in the viewer. None when stored, else a message for the user (nothing changed)."""
+        try:
+            kept = store_note(self.service.db, self.data_dir, keepsake_id, note)
+        except StorageError as exc:
+            return f"Could not save the note: {exc}"
+        if kept is None:
+            self.refresh()
+            return "That photo is no longer on the board, so its note was not saved."
+        for view in [*self.cards, self.viewer]:
+            if view is not None and view.keepsake.id == keepsake_id:
+                view.show_note(kept)
+        return None
 
     def ask_delete(self, keepsake: Keepsake) -> QMessageBox:
         """Ask before deleting (a window-modal box; its "Delete" button deletes)."""

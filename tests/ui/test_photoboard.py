@@ -103,7 +103,7 @@ def test_delete_asks_then_removes_the_row_and_files(board, service, qtbot):
     window = board()
     card = window.cards[0]
     assert card.keepsake.id == doomed.id
-    assert [a.text() for a in card.menu().actions()] == ["Open", "Delete…"]
+    assert [a.text() for a in card.menu().actions()] == ["Open", "Edit note…", "Delete…"]
 
     card.setFocus()
     qtbot.keyClick(card, Qt.Key.Key_Delete)
