@@ -14,30 +14,38 @@ Per joint and step (``dt`` = the fixed step, seconds; lengths in metres)::
 A chain's joint ``i`` is simulated with joint ``i + 1`` as its tail (VRM 1.0: the last
 joint is only a tail); a chain of one joint gets a 7 cm virtual tail along its node's
 rest translation (VRM 0.x leaves). Frames advance in fixed steps (``STEP_S``); the frame
-time is capped (``MAX_DT_S``) so a hitch cannot explode the chain. Joints of the same
-depth (counting simulated ancestors) are stepped together as arrays.
+time is capped (``MAX_DT_S``) so a hitch cannot explode the chain.
+
+Speed: joints are sorted by depth (counting simulated ancestors) and each depth is stepped
+as one set of array slices; what does not change within a frame (the parent frames of
+unanchored joints, bone lengths, colliders, gravity) is computed once per frame; the turn
+of each joint is kept as a quaternion whose rotation matrix comes from one table product,
+and the output quaternions are formed once per frame, after the last step.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from . import quat
 from .model import VrmModel
 from .pose import Pose, local_matrices
+from .spring_collide import COLLISION_ITERATIONS, ColliderFrame, collide, collide_level
+from .spring_setup import (
+    VIRTUAL_TAIL_M,
+    Level,
+    anchors_and_depths,
+    build_levels,
+    collect_joints,
+    local_tables,
+    turn_tables,
+)
+
+__all__ = ["COLLISION_ITERATIONS", "MAX_DT_S", "STEP_S", "VIRTUAL_TAIL_M", "SpringSimulator",
+           "collide"]
 
 STEP_S = 1.0 / 60.0
 MAX_DT_S = 0.1
-VIRTUAL_TAIL_M = 0.07
-#: Push-out and length-restore rounds per collider hit (three-vrm does one; more rounds
-#: settle the joint on the collider surface instead of slightly inside it).
-COLLISION_ITERATIONS = 8
-
-
-def _norm(v: np.ndarray) -> np.ndarray:
-    return np.sqrt(np.sum(v * v, axis=-1))
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -50,136 +58,91 @@ def _apply(m: np.ndarray, p: np.ndarray) -> np.ndarray:
     return np.einsum("...ab,...b->...a", m[..., :3, :3], p) + m[..., :3, 3]
 
 
-Vec = tuple[float, float, float]
-
-
-def _push_out(p: Vec, head: Vec, tail: Vec, reach: float) -> Vec | None:
-    """``p`` moved out of a capsule to distance ``reach``; None when it is outside.
-
-    Plain floats: this runs per contact, where numpy's call overhead would dominate.
-    """
-    sx, sy, sz = tail[0] - head[0], tail[1] - head[1], tail[2] - head[2]
-    rx, ry, rz = p[0] - head[0], p[1] - head[1], p[2] - head[2]
-    length_sq = sx * sx + sy * sy + sz * sz
-    t = 0.0 if length_sq <= 0.0 else min(1.0, max(0.0, (rx * sx + ry * sy + rz * sz) / length_sq))
-    dx, dy, dz = rx - t * sx, ry - t * sy, rz - t * sz
-    dist = math.sqrt(dx * dx + dy * dy + dz * dz)
-    if dist >= reach - 1e-12 or dist == 0.0:
-        return None
-    k = (reach - dist) / dist
-    return p[0] + dx * k, p[1] + dy * k, p[2] + dz * k
-
-
-def _restore_length(p: Vec, head: Vec, length: float) -> Vec:
-    dx, dy, dz = p[0] - head[0], p[1] - head[1], p[2] - head[2]
-    norm = math.sqrt(dx * dx + dy * dy + dz * dz)
-    if norm < 1e-12:
-        return p
-    k = length / norm
-    return head[0] + dx * k, head[1] + dy * k, head[2] + dz * k
-
-
-def collide(point: np.ndarray, head: np.ndarray, tail: np.ndarray, radius: float,
-            hit_radius: float) -> np.ndarray:
-    """One collision: ``point`` pushed out of a capsule (``tail == head``: a sphere)."""
-    pushed = _push_out(tuple(map(float, point)), tuple(map(float, head)),
-                       tuple(map(float, tail)), radius + hit_radius)
-    return np.asarray(point, np.float64) if pushed is None else np.array(pushed)
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", a, b)
 
 
 class SpringSimulator:
-    """Spring bone state of one model; :meth:`update` writes rotations into a ``Pose``."""
+    """Spring bone state of one model; :meth:`update` writes rotations into a ``Pose``.
+
+    Per-joint arrays are in depth order (``nodes``); :meth:`tail_world` answers in the
+    model's chain order.
+    """
 
     def __init__(self, model: VrmModel, pose: Pose, step: float = STEP_S,
                  max_dt: float = MAX_DT_S) -> None:
         self.step, self.max_dt = step, max_dt
         self.skeleton = sk = pose.skeleton
-        joints, seen = [], set()
-        for chain in model.springs:
-            groups = [g for g in chain.collider_groups if 0 <= g < len(model.collider_groups)]
-            colliders = [c for g in groups for c in model.collider_groups[g].colliders
-                         if 0 <= c < len(model.colliders)
-                         and 0 <= model.colliders[c].node < sk.count]
-            center = chain.center if chain.center is not None else -1
-            center = center if 0 <= center < sk.count else -1
-            pairs = [(a, b.node) for a, b in zip(chain.joints, chain.joints[1:], strict=False)]
-            if len(chain.joints) == 1:
-                pairs = [(chain.joints[0], None)]
-            for joint, tail in pairs:
-                if not 0 <= joint.node < sk.count or joint.node in seen:
-                    continue
-                seen.add(joint.node)
-                joints.append((joint, self._child_position(joint.node, tail), colliders, center))
-        self.count = len(joints)
-        self.nodes = np.array([j.node for j, *_ in joints], np.int64)
-        self.stiffness = np.array([j.stiffness for j, *_ in joints], np.float64)
-        self.drag = np.array([j.drag_force for j, *_ in joints], np.float64)
-        self._gravity_dir = _unit(np.array([np.asarray(j.gravity_dir, np.float64)
-                                            for j, *_ in joints], np.float64).reshape(-1, 3))
-        self._gravity_power = np.array([j.gravity_power for j, *_ in joints], np.float64)
-        self._inertia = (1.0 - self.drag)[:, None]
-        self.hit_radius = np.array([j.hit_radius for j, *_ in joints], np.float64)
-        self.child = np.array([c for _, c, *_ in joints], np.float64).reshape(-1, 3)
-        self.axis = _unit(self.child)
-        self.center = np.array([c for *_, c in joints], np.int64)
+        specs = collect_joints(model, sk)
+        self.count = n = len(specs)
+        nodes = np.array([s.joint.node for s in specs], np.int64)
+        anchor, depth = anchors_and_depths(nodes, sk.parents)
+        order = np.argsort(depth, kind="stable")
+        self._chain_order = np.argsort(order)  # sorted index of each original joint
+        specs = [specs[i] for i in order]
+        self.nodes = nodes[order]
+        anchor = np.where(anchor[order] >= 0, self._chain_order[np.maximum(anchor[order], 0)], -1)
+        self._joint_constants(specs)
         self.colliders = model.colliders
-        self.mask = np.zeros((self.count, len(model.colliders)), bool)
-        self.order = [list(cs) for _, _, cs, _ in joints]  # collider order per joint
-        for j, (_, _, cs, _) in enumerate(joints):
-            self.mask[j, cs] = True
+        self.mask = np.zeros((n, len(model.colliders)), bool)
+        self.orders = [list(s.colliders) for s in specs]  # collider order per joint
+        for j, s in enumerate(specs):
+            self.mask[j, s.colliders] = True
+        self.parent_nodes = sk.parents[self.nodes]
+        self.anchor = anchor
+        self._anchor_node = np.where(anchor >= 0, self.nodes[np.maximum(anchor, 0)], -2)
+        self._levels = build_levels(anchor, depth[order], self.parent_nodes, self.nodes,
+                                    self.mask, self.center)
+        self.levels = [lv.index for lv in self._levels]
+        self._collider_constants(model)
+        self._world = np.zeros((n, 4, 4))
+        self._world[:, 3, 3] = 1.0
+        self.local_rot = self.rest_rot.copy()
+        self._turn = quat.identity(n)
+        self.tail, self.prev_tail, self._next = np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3))
+        self._stiff_step = (-1.0, np.zeros(n))
+        self.accumulator = 0.0
+        self.initialized = False
+
+    def _joint_constants(self, specs: list) -> None:
+        sk = self.skeleton
+        joints = [s.joint for s in specs]
+        self.stiffness = np.array([j.stiffness for j in joints], np.float64)
+        self.drag = np.array([j.drag_force for j in joints], np.float64)
+        self._gravity_dir = _unit(np.array([np.asarray(j.gravity_dir, np.float64)
+                                            for j in joints], np.float64).reshape(-1, 3))
+        self._gravity_power = np.array([j.gravity_power for j in joints], np.float64)
+        self._inertia = (1.0 - self.drag)[:, None]
+        self.hit_radius = np.array([j.hit_radius for j in joints], np.float64)
+        self.child = np.array([s.child for s in specs], np.float64).reshape(-1, 3)
+        self.axis = _unit(self.child)
+        self.center = np.array([s.center for s in specs], np.int64)
         n = self.nodes
         self.rest_rot = sk.rest_rotation[n]
         self.rest_local = local_matrices(sk.rest_translation[n], self.rest_rot, sk.rest_scale[n])
         self._rest_basis = self.rest_local[:, :3, :3]
-        self._rest_t = sk.rest_translation[n]
-        self._rest_s = sk.rest_scale[n]
-        self.parent_nodes = sk.parents[n]
-        self.anchor, self.levels = self._levels()
-        self._anchor_node = np.where(self.anchor >= 0, self.nodes[np.maximum(self.anchor, 0)], -2)
-        if model.colliders:
-            cols = model.colliders
-            self._col_nodes = np.clip(np.array([c.node for c in cols], np.int64), 0, sk.count - 1)
-            self._col_offset = np.array([c.offset for c in cols], np.float64).reshape(-1, 3)
-            self._col_end = np.array(
-                [c.tail if (c.shape == "capsule" and c.tail is not None) else c.offset
-                 for c in cols], np.float64).reshape(-1, 3)
-            self._col_radius = np.array([c.radius for c in cols], np.float64)
-        self.local_rot = self.rest_rot.copy()
-        self.tail = np.zeros((self.count, 3))
-        self.prev_tail = np.zeros((self.count, 3))
-        self.accumulator = 0.0
-        self.initialized = False
+        # columns: the head (homogeneous rest translation), the rest bone axis (a direction)
+        self._head_axis = np.zeros((len(n), 4, 2))
+        self._head_axis[:, :3, 0] = sk.rest_translation[n]
+        self._head_axis[:, 3, 0] = 1.0
+        self._head_axis[:, :3, 1] = np.einsum("jab,jb->ja", self._rest_basis, self.axis)
+        self._turn_p, self._turn_alt = turn_tables(self.axis)
+        self._local_table = local_tables(self.rest_rot, sk.rest_scale[n])
 
-    def _child_position(self, node: int, tail: int | None) -> np.ndarray:
+    def _collider_constants(self, model: VrmModel) -> None:
+        cols = model.colliders
+        if not cols:
+            return
         sk = self.skeleton
-        if tail is None or not 0 <= tail < sk.count:
-            t = sk.rest_translation[node]
-            norm = float(np.linalg.norm(t))
-            if norm > 1e-9:
-                return t / norm * VIRTUAL_TAIL_M
-            return np.array([0.0, VIRTUAL_TAIL_M, 0.0])
-        if sk.parents[tail] == node:
-            return sk.rest_translation[tail].copy()
-        world = np.linalg.inv(sk.rest_world[node]) @ sk.rest_world[tail]
-        return world[:3, 3].copy()
-
-    def _levels(self) -> tuple[np.ndarray, list[np.ndarray]]:
-        by_node = {int(node): j for j, node in enumerate(self.nodes)}
-        anchor = np.full(self.count, -1, np.int64)
-        for j, node in enumerate(self.nodes):
-            up = int(self.skeleton.parents[node])
-            while up >= 0 and up not in by_node:
-                up = int(self.skeleton.parents[up])
-            anchor[j] = by_node.get(up, -1)
-        depth = np.zeros(self.count, np.int64)
-        for j in range(self.count):
-            d, a = 0, anchor[j]
-            while a >= 0 and d <= self.count:
-                d, a = d + 1, anchor[a]
-            depth[j] = d
-        top = int(depth.max()) + 1 if self.count else 0
-        levels = [np.nonzero(depth == d)[0] for d in range(top)]
-        return anchor, levels
+        self._col_nodes = np.clip(np.array([c.node for c in cols], np.int64), 0, sk.count - 1)
+        self._col_offset = np.array([c.offset for c in cols], np.float64).reshape(-1, 3)
+        self._col_end = np.array(
+            [c.tail if (c.shape == "capsule" and c.tail is not None) else c.offset
+             for c in cols], np.float64).reshape(-1, 3)
+        self._col_radius = np.array([c.radius for c in cols], np.float64)
+        for lv in self._levels:
+            reach = self._col_radius[None] + self.hit_radius[lv.sl][:, None]
+            lv.reach_sq = reach * reach
 
     # -- per frame -------------------------------------------------------------------
     def _frame_inputs(self, world: np.ndarray) -> None:
@@ -187,59 +150,69 @@ class SpringSimulator:
         parents = self.parent_nodes
         self._static_parent = np.where((parents < 0)[:, None, None], sk.root,
                                        world[np.maximum(parents, 0)])
-        self._rel = np.tile(np.eye(4), (self.count, 1, 1))
-        indirect = np.nonzero((self.anchor >= 0) & (self.parent_nodes != self._anchor_node))[0]
+        self._rel = None
+        indirect = np.nonzero((self.anchor >= 0) & (parents != self._anchor_node))[0]
         if len(indirect):
+            self._rel = np.tile(np.eye(4), (self.count, 1, 1))
             anchor_world = world[self._anchor_node[indirect]]
             self._rel[indirect] = np.linalg.inv(anchor_world) @ self._static_parent[indirect]
         # world bone length: rotations do not change it, so the frame's pose gives it
-        self._length = _norm(np.einsum("jab,jb->ja", world[self.nodes][:, :3, :3], self.child))
+        basis = world[self.nodes][:, :3, :3]
+        self._length = np.sqrt(np.sum(np.einsum("jab,jb->ja", basis, self.child) ** 2, axis=-1))
         self._has_center = bool(np.any(self.center >= 0))
         if self._has_center:
             self._c2w = np.where((self.center < 0)[:, None, None], np.eye(4),
                                  world[np.maximum(self.center, 0)])
             self._w2c = np.linalg.inv(self._c2w)
-            self._gravity_c = np.einsum("jab,jb->ja", self._w2c[:, :3, :3], self._gravity_dir)
-            self._gravity_c = _unit(self._gravity_c) * self._gravity_power[:, None]
+            gravity = np.einsum("jab,jb->ja", self._w2c[:, :3, :3], self._gravity_dir)
+            self._gravity_c = _unit(gravity) * self._gravity_power[:, None]
         else:
             self._c2w = self._w2c = None
             self._gravity_c = self._gravity_dir * self._gravity_power[:, None]
-        cols = self.colliders
-        if cols:
+        self._gravity_step = self._gravity_c * self.step
+        self._cols = None
+        if self.colliders:
             m = world[self._col_nodes]
-            self._col_head = _apply(m, self._col_offset)
-            self._col_tail = _apply(m, self._col_end)
-            self._col_seg = self._col_tail - self._col_head
-            self._col_len_sq = np.sum(self._col_seg * self._col_seg, axis=-1)
+            self._cols = ColliderFrame(_apply(m, self._col_offset), _apply(m, self._col_end),
+                                       self._col_radius)
+        self._fixed = {i: self._geometry(lv, self._static_parent[lv.sl])
+                       for i, lv in enumerate(self._levels) if lv.none_anchored}
 
-    def _to_center(self, level: np.ndarray, points: np.ndarray) -> np.ndarray:
-        return points if not self._has_center else _apply(self._w2c[level], points)
+    def _parent_world(self, lv: Level, joint_world: np.ndarray) -> np.ndarray:
+        """(rows, 4, 4) parent frames of a level: the anchor joints' world, else static."""
+        if lv.all_anchored:
+            parent = joint_world[lv.anchor]
+        else:
+            parent = self._static_parent[lv.sl].copy()
+            if not lv.none_anchored:
+                parent[lv.anchored] = joint_world[lv.anchor[lv.anchored]]
+        if lv.indirect:
+            parent = parent @ self._rel[lv.sl]
+        return parent
 
-    def _to_world(self, level: np.ndarray, points: np.ndarray) -> np.ndarray:
-        return points if not self._has_center else _apply(self._c2w[level], points)
+    def _geometry(self, lv: Level, parent: np.ndarray) -> tuple[np.ndarray, ...]:
+        """``(parent, head, rest axis (world), rest basis, 1 / basis column norms^2)``."""
+        head_axis = parent @ self._head_axis[lv.sl]
+        rest3 = parent[:, :3, :3] @ self._rest_basis[lv.sl]
+        inv_sq = 1.0 / np.einsum("jab,jab->jb", rest3, rest3)
+        return parent, head_axis[:, :3, 0], head_axis[:, :3, 1], rest3, inv_sq
 
     def reset(self, world: np.ndarray) -> None:
         """Put every tail at rest relative to the current pose (no motion)."""
         self._frame_inputs(world)
         self.local_rot = self.rest_rot.copy()
+        self._turn = quat.identity(self.count)
         head_world = np.empty((self.count, 4, 4))
-        for level in self.levels:
-            parent = self._parent_world(level, head_world)
-            head_world[level] = parent @ self.rest_local[level]
-        all_joints = np.arange(self.count)
-        self.tail = self._to_center(all_joints, _apply(head_world, self.child))
+        for lv in self._levels:
+            head_world[lv.sl] = self._parent_world(lv, head_world) @ self.rest_local[lv.sl]
+        self.tail = self._to_center(slice(None), _apply(head_world, self.child))
         self.prev_tail = self.tail.copy()
+        self._next = self.tail.copy()
         self.accumulator = 0.0
         self.initialized = True
 
-    def _parent_world(self, level: np.ndarray, joint_world: np.ndarray) -> np.ndarray:
-        parent = self._static_parent[level]
-        anchored = self.anchor[level] >= 0
-        if anchored.any():
-            parent = parent.copy()
-            rows = level[anchored]
-            parent[anchored] = joint_world[self.anchor[rows]] @ self._rel[rows]
-        return parent
+    def _to_center(self, sl: slice, points: np.ndarray) -> np.ndarray:
+        return points if not self._has_center else _apply(self._w2c[sl], points)
 
     def update(self, pose: Pose, world: np.ndarray, dt: float) -> int:
         """Advance ``dt`` seconds (capped) in fixed steps; returns the number of steps.
@@ -259,75 +232,64 @@ class SpringSimulator:
             self.accumulator -= self.step
             self._step(self.step)
             steps += 1
+        if steps:
+            self.local_rot = quat.multiply(self.rest_rot, quat.normalize(self._turn))
         pose.rotation[self.nodes] = self.local_rot
         return steps
 
-    def _step(self, dt: float) -> None:
-        joint_world = np.empty((self.count, 4, 4))
-        joint_world[:, 3] = (0.0, 0.0, 0.0, 1.0)
-        for level in self.levels:
-            parent = self._parent_world(level, joint_world)
-            rest3 = parent[:, :3, :3] @ self._rest_basis[level]
-            head = np.einsum("jab,jb->ja", parent[:, :3, :3], self._rest_t[level]) \
-                + parent[:, :3, 3]
-            axis_w = np.einsum("jab,jb->ja", rest3, self.axis[level])
-            if self._has_center:
-                axis_w = np.einsum("jab,jb->ja", self._w2c[level][:, :3, :3], axis_w)
-            length = self._length[level]
-            tail, prev = self.tail[level], self.prev_tail[level]
-            nxt = (tail + (tail - prev) * self._inertia[level]
-                   + _unit(axis_w) * (self.stiffness[level] * dt)[:, None]
-                   + self._gravity_c[level] * dt)
-            nxt = self._to_world(level, nxt)
-            nxt = head + _unit(nxt - head) * length[:, None]
-            nxt = self._collide(level, nxt, head, length)
-            self.prev_tail[level] = tail
-            self.tail[level] = self._to_center(level, nxt)
-            # rest bone space direction: M^-1 = diag(1/s^2) M^T for M = R diag(s)
-            local_dir = np.einsum("jba,jb->ja", rest3, nxt - head) / np.sum(rest3 * rest3, axis=-2)
-            turn = quat.from_unit_vectors(self.axis[level], local_dir)
-            rot = quat.multiply(self.rest_rot[level], turn)
-            self.local_rot[level] = rot
-            joint_world[level, :3, :3] = parent[:, :3, :3] @ (
-                quat.to_matrix(rot) * self._rest_s[level][:, None, :])
-            joint_world[level, :3, 3] = head
+    def _stiffness_step(self, dt: float) -> np.ndarray:
+        if self._stiff_step[0] != dt:
+            self._stiff_step = (dt, self.stiffness * dt)
+        return self._stiff_step[1]
 
-    def _collide(self, level: np.ndarray, nxt: np.ndarray, head: np.ndarray,
-                 length: np.ndarray) -> np.ndarray:
-        if not self.colliders:
-            return nxt
-        mask = self.mask[level]
-        if not mask.any():
-            return nxt
-        seg, length_sq = self._col_seg, self._col_len_sq
-        rel = nxt[:, None, :] - self._col_head[None]
-        t = np.clip(np.sum(rel * seg, axis=-1) / np.where(length_sq > 0, length_sq, 1.0), 0, 1)
-        t = np.where(length_sq > 0, t, 0.0)
-        dist = _norm(rel - t[..., None] * seg)
-        reach = self._col_radius[None] + self.hit_radius[level][:, None]
-        hits = mask & (dist < reach)
-        if not hits.any():
-            return nxt
-        nxt = nxt.copy()
-        heads, tails = self._col_head.tolist(), self._col_tail.tolist()
-        radius = self._col_radius.tolist()
-        for row in np.nonzero(hits.any(axis=1))[0].tolist():
-            j = int(level[row])
-            order = self.order[j]
-            first = min(order.index(c) for c in np.nonzero(hits[row])[0].tolist())
-            point, origin = tuple(nxt[row].tolist()), tuple(head[row].tolist())
-            bone, hit = float(length[row]), float(self.hit_radius[j])
-            for c in order[first:]:
-                for _ in range(COLLISION_ITERATIONS):
-                    pushed = _push_out(point, heads[c], tails[c], radius[c] + hit)
-                    if pushed is None:
-                        break
-                    point = _restore_length(pushed, origin, bone)
-            nxt[row] = point
-        return nxt
+    def _step(self, dt: float) -> None:
+        stiff = self._stiffness_step(dt)
+        gravity = self._gravity_step if dt == self.step else self._gravity_c * dt
+        for i, lv in enumerate(self._levels):
+            sl = lv.sl
+            geometry = self._fixed.get(i)
+            if geometry is None:
+                geometry = self._geometry(lv, self._parent_world(lv, self._world))
+            parent, head, axis_w, rest3, inv_sq = geometry
+            if lv.center:
+                axis_w = np.einsum("jab,jb->ja", self._w2c[sl, :3, :3], axis_w)
+            tail, prev = self.tail[sl], self.prev_tail[sl]
+            pull = stiff[sl] / np.maximum(np.sqrt(_dot(axis_w, axis_w)), 1e-12)
+            nxt = tail + (tail - prev) * self._inertia[sl] + axis_w * pull[:, None] + gravity[sl]
+            if lv.center:
+                nxt = _apply(self._c2w[sl], nxt)
+            d = nxt - head
+            length = self._length[sl]
+            nxt = head + d * (length / np.maximum(np.sqrt(_dot(d, d)), 1e-12))[:, None]
+            if lv.colliders:
+                nxt = collide_level(self._cols, nxt, head, length, self.hit_radius[sl],
+                                    lv.reach_sq, self.mask[sl], self.orders[sl])
+            self._next[sl] = self._to_center(sl, nxt) if lv.center else nxt
+            self._turn_level(lv, parent, head, rest3, inv_sq, nxt)
+        self.prev_tail, self.tail, self._next = self.tail, self._next, self.prev_tail
+
+    def _turn_level(self, lv: Level, parent: np.ndarray, head: np.ndarray, rest3: np.ndarray,
+                    inv_sq: np.ndarray, nxt: np.ndarray) -> None:
+        """The level's turn quaternions and, when deeper joints need them, world matrices."""
+        sl = lv.sl
+        # rest bone space direction: M^-1 = diag(1/s^2) M^T for M = R diag(s)
+        local = np.einsum("jba,jb->ja", rest3, nxt - head) * inv_sq
+        size = np.sqrt(_dot(local, local))
+        q = (self._turn_p[sl] @ local[:, :, None])[:, :, 0]
+        q[:, 3] += np.maximum(size, 1e-12)
+        opposite = q[:, 3] < 1e-8 * size
+        if opposite.any():
+            q[opposite] = self._turn_alt[sl][opposite]
+        self._turn[sl] = q
+        if lv.has_children:
+            outer = (q[:, :, None] * q[:, None, :]).reshape(-1, 16)
+            local3 = np.einsum("jk,jkm->jm", outer, self._local_table[sl]) / _dot(q, q)[:, None]
+            self._world[sl, :3, :3] = parent[:, :3, :3] @ local3.reshape(-1, 3, 3)
+            self._world[sl, :3, 3] = head
 
     def tail_world(self) -> np.ndarray:
-        """Current tail positions in world space (joints, 3)."""
+        """Current tail positions in world space (joints in the model's chain order, 3)."""
         if not self.initialized:
             return np.zeros((0, 3))
-        return self._to_world(np.arange(self.count), self.tail)
+        tails = self.tail if not self._has_center else _apply(self._c2w, self.tail)
+        return tails[self._chain_order]
