@@ -40,7 +40,7 @@ class Clip:
     hips_translation: Track | None = None
     hips_height: float = 1.0  # metres, the source skeleton's rest hips height
     expressions: dict[str, Track] = field(default_factory=dict)
-    look_at: Track | None = None  # gaze direction: a quaternion track turning +Z (not played yet)
+    look_at: Track | None = None  # gaze direction: a quaternion track turning +Z (played by look_track)
     loop: bool = True
     description: str = ""
 

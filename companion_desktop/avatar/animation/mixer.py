@@ -12,12 +12,15 @@ two fades), then hands back to the base, which kept playing underneath. A bone o
 side animates is blended against ``rest`` (identity unless given: the T-pose of the
 normalized space; ``AnimationDriver`` passes the relaxed arms-down pose).
 
+Look-at tracks (``look_track``) are mixed the same way into ``Mixer.gaze``: a clip's share
+of the gaze follows its fade; a clip without a track leaves its share to the pointer.
+
 Times are seconds; weights 0..1. Numpy only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -25,7 +28,7 @@ from ..vrm import quat
 from ..vrm.pose import Pose
 from .clip import Clip, ClipPose
 from .humanoid import BONE_INDEX, BONES
-from ..vrm.relaxed import relaxed_pose
+from .look_track import Gaze, LookTrack, mix_gaze
 from .sampling import ClipSampler, DensePose, sampler_for, slerp_rows
 
 DEFAULT_FADE_S = 0.3
@@ -69,6 +72,7 @@ class _Player:
     def __init__(self, clip: Clip) -> None:
         self.clip = clip
         self.sampler: ClipSampler = sampler_for(clip)
+        self.look = LookTrack(clip)
         self.time = 0.0
         self.loops = 0
 
@@ -84,9 +88,14 @@ class _Player:
         self.loops += ended
         return ended
 
+    def clip_time(self, once: bool = False) -> float:
+        return min(self.time, self.clip.duration) if once else self.sampler.time(self.time)
+
     def pose(self, target_hips_height: float, once: bool = False) -> DensePose:
-        t = min(self.time, self.clip.duration) if once else self.sampler.time(self.time)
-        return self.sampler.sample_dense(t, target_hips_height)
+        return self.sampler.sample_dense(self.clip_time(once), target_hips_height)
+
+    def gaze(self, once: bool = False) -> Gaze | None:
+        return self.look.gaze(self.clip_time(once)) if self.look else None
 
 
 class Mixer:
@@ -110,6 +119,9 @@ class Mixer:
         self._fade_in = self._fade_out = 0.0
         self._emote_end = 0.0  # clip time at which the emote is gone
         self._last_base: DensePose = empty_pose()
+        self._from_gaze: Gaze | None = None  # the gaze when a fade was interrupted
+        self._last_gaze: Gaze | None = None
+        self.gaze: Gaze | None = None  # the clips' look-at after the last update
         self.loops_finished = 0  # base loops completed during the last update
 
     def set_rest(self, rest: Mapping[str, np.ndarray]) -> None:
@@ -151,6 +163,7 @@ class Mixer:
             return False
         fade = self.default_fade if fade is None else max(0.0, float(fade))
         self._from = self._last_base if self._from is not None else self._base
+        self._from_gaze = self._last_gaze if isinstance(self._from, DensePose) else None
         if self._from is None:
             self._from = empty_pose()
         self._base = _Player(clip) if clip is not None else None
@@ -195,6 +208,7 @@ class Mixer:
         self.loops_finished = self._base.advance(dt) if self._base is not None else 0
         h = self.target_hips_height
         base = self._base.pose(h) if self._base is not None else None
+        gaze = self._base.gaze() if self._base is not None else None
         if self._from is not None:
             if isinstance(self._from, _Player):
                 self._from.advance(dt)
@@ -205,15 +219,19 @@ class Mixer:
             else:
                 old = self._from.pose(h) if isinstance(self._from, _Player) else self._from
                 base = blend(old, base if base is not None else empty_pose(), w, self.rest)
+                old_gaze = self._from.gaze() if isinstance(self._from, _Player) \
+                    else self._from_gaze
+                gaze = mix_gaze(old_gaze, gaze, w)
         self._last_base = base if base is not None else empty_pose()
+        self.gaze = self._last_gaze = gaze
         if self._emote is not None:
             self._emote.advance(dt)
             if self._emote.time >= self._emote_end:
                 self._emote = None
             else:
-                emote = self._emote.pose(h, once=True)
-                return blend(self._last_base, emote, self._emote_weight(), self.rest,
-                             overlay=True)
+                emote, weight = self._emote.pose(h, once=True), self._emote_weight()
+                self.gaze = mix_gaze(gaze, self._emote.gaze(once=True), weight, overlay=True)
+                return blend(self._last_base, emote, weight, self.rest, overlay=True)
         return base
 
     def update(self, dt: float) -> ClipPose | None:
@@ -226,99 +244,5 @@ class Mixer:
         apply_clip_pose(pose, clip_pose)
 
 
-def apply_clip_pose(pose: Pose, clip_pose: ClipPose) -> None:
-    """Write a clip pose's bone rotations (normalized space) and hips offset into ``pose``;
-    bones the pose does not hold, and bones the model lacks, are left as they are."""
-    index = pose.skeleton.bone_index
-    rows = [(index[bone], q) for bone, q in clip_pose.rotations.items() if bone in index]
-    if rows:
-        idx = np.array([r[0] for r in rows], np.int64)
-        pose.normalized[idx] = quat.normalize(np.array([r[1] for r in rows], np.float64))
-    if clip_pose.hips_offset is not None:
-        pose.set_hips_offset(clip_pose.hips_offset)
-
-
-class _Recorder:
-    """Collects ``set_bone_rotation`` calls (to read the relaxed pose as rotations)."""
-
-    def __init__(self) -> None:
-        self.rotations: dict[str, np.ndarray] = {}
-
-    def set_bone_rotation(self, bone: str, rotation: np.ndarray) -> None:
-        self.rotations[bone] = np.asarray(rotation, np.float64)
-
-
-def relaxed_rotations() -> dict[str, np.ndarray]:
-    """The relaxed arms-down pose (``avatar.vrm.relaxed``) at rest, as bone rotations."""
-    recorder = _Recorder()
-    relaxed_pose(recorder, 0.0, 0.0)  # type: ignore[arg-type]
-    return recorder.rotations
-
-
-class AnimationDriver:
-    """The ``AvatarRuntime(animation=...)`` hook: ``driver(pose, dt, time)`` each frame.
-
-    With no clip playing it falls back to ``avatar.vrm.relaxed.relaxed_pose`` (arms down,
-    a slow sway). While clips play it writes the mixer's blended bone rotations and hips
-    offset; bones no clip animates get the relaxed pose (without the sway), so the arms
-    hang relaxed under a clip that leaves them alone. The mixer's target hips height is
-    read from the model (its rest hips height) the first time. Expressions: while an emote whose clip has expression tracks plays, its
-    weights (faded with the emote) go to ``set_emote`` (the runtime's emote face layer,
-    above mood and flash); the frame it ends, ``set_emote(None)`` clears the layer.
-    Base clip expressions are not shown (the face belongs to the mood). Wire it as::
-
-        driver = AnimationDriver(mixer)
-        runtime = AvatarRuntime(model, rng, animation=driver)
-        driver.bind(runtime)  # set_emote = runtime.set_emote
-    """
-
-    def __init__(self, mixer: Mixer | None = None, *,
-                 set_emote: Callable[[dict[str, float] | None], None] | None = None) -> None:
-        self.mixer = mixer if mixer is not None else Mixer()
-        self.mixer.set_rest(relaxed_rotations())
-        self.set_emote = set_emote
-        self._emote_shown = False
-        self._skeleton = None
-        self._map = np.zeros(len(BONES), np.int64)
-        self._has = np.zeros(len(BONES), bool)
-        self.last_pose: DensePose | None = None
-
-    def bind(self, runtime: object) -> None:
-        """Send emote expressions to ``runtime.set_emote``."""
-        self.set_emote = getattr(runtime, "set_emote")
-
-    def _prepare(self, pose: Pose) -> None:
-        sk = pose.skeleton
-        self._skeleton = sk
-        self._map = np.array([sk.bone_index.get(b, -1) for b in BONES], np.int64)
-        self._has = self._map >= 0
-        if sk.hips is not None:
-            self.mixer.target_hips_height = float(sk.rest_world[sk.hips, 1, 3])
-
-    def __call__(self, pose: Pose, dt: float, time: float) -> None:
-        if pose.skeleton is not self._skeleton:
-            self._prepare(pose)
-        dense = self.mixer.update_dense(dt)
-        self.last_pose = dense
-        if dense is None:
-            relaxed_pose(pose, dt, time)
-        else:
-            rest = self._has & self.mixer.rest_mask & ~dense.mask
-            pose.normalized[self._map[rest]] = self.mixer.rest[rest]
-            chosen = dense.mask & self._has
-            pose.normalized[self._map[chosen]] = dense.rotations[chosen]
-            if dense.hips_offset is not None:
-                pose.set_hips_offset(dense.hips_offset)
-        self._feed_expressions(dense)
-
-    def _feed_expressions(self, dense: DensePose | None) -> None:
-        emote = self.mixer.emote_clip
-        if dense is not None and emote is not None and emote.expressions:
-            weights = {n: dense.expressions.get(n, 0.0) for n in emote.expressions}
-            if self.set_emote is not None:
-                self.set_emote(weights)
-            self._emote_shown = True
-        elif self._emote_shown:
-            if self.set_emote is not None:
-                self.set_emote(None)
-            self._emote_shown = False
+# The driver that applies the mixer to a runtime lives in ``driver``; re-exported here.
+from .driver import AnimationDriver, apply_clip_pose, relaxed_rotations  # noqa: E402,F401

@@ -10,6 +10,10 @@ Angles are degrees. ``yaw`` > 0 turns toward the model's left (+X for a model fa
   normalized humanoid (see ``pose``), so rest orientations don't matter.
 * expression type: weights 0..1 of lookLeft/lookRight (``horizontal_outer``) and
   lookUp (``vertical_up``) / lookDown (``vertical_down``).
+
+A clip's look-at track (``set_clip_gaze``, fed by ``animation.mixer.AnimationDriver``) gives
+yaw/pitch directly, blended over the pointer's by the clip's weight; both go through the
+same range maps.
 """
 
 from __future__ import annotations
@@ -87,8 +91,20 @@ def smooth_critical(value: float, velocity: float, goal: float, omega: float, dt
     return goal + new_error, new_velocity
 
 
+#: Bounds of a clip's gaze, degrees (yaw: a full turn either way; pitch: straight up/down).
+MAX_YAW_DEG, MAX_PITCH_DEG = 180.0, 90.0
+#: A clip weight falling by more than this in one frame (a clip cut off without a fade)
+#: restarts the pointer's smoothing from where the eyes were, so they don't jump.
+_CUT_WEIGHT = 0.25
+
+
 class LookAtController:
-    """Turns a target point into eye rotations or look expressions, once per frame."""
+    """Turns a target point into eye rotations or look expressions, once per frame.
+
+    A playing clip's look-at track (``set_clip_gaze``) takes over from the pointer by its
+    weight: the applied angles are ``pointer + (clip - pointer) x weight``. The pointer
+    angles keep being smoothed underneath, so she looks back at it as the clip fades out.
+    """
 
     def __init__(self, model: VrmModel, omega: float = 14.0) -> None:
         self.model = model
@@ -96,8 +112,12 @@ class LookAtController:
         self.head = model.humanoid.get("head")
         self.omega = omega
         self.target: np.ndarray | None = None
-        self.yaw = self.pitch = 0.0
+        self.yaw = self.pitch = 0.0  # the applied angles, degrees
+        self.pointer_yaw = self.pointer_pitch = 0.0  # the smoothed pointer angles, degrees
         self._yaw_v = self._pitch_v = 0.0
+        self.clip_gaze: tuple[float, float] | None = None  # (yaw, pitch) degrees
+        self.clip_weight = 0.0  # 0..1
+        self._last_weight = 0.0
 
     @property
     def enabled(self) -> bool:
@@ -106,6 +126,21 @@ class LookAtController:
     def look_at(self, point: np.ndarray | None) -> None:
         """A world-space target (metres), or None to look straight ahead."""
         self.target = None if point is None else np.asarray(point, np.float64).reshape(3)
+
+    def set_clip_gaze(self, gaze: tuple[float, float] | None, weight: float = 1.0) -> None:
+        """A clip's gaze: (yaw, pitch) degrees in the head frame (as ``yaw_pitch``), clamped
+        to +-180 / +-90, shown at ``weight`` (0..1) over the pointer. None, a weight of 0 or
+        non-finite numbers give the eyes back to the pointer."""
+        try:
+            yaw, pitch, w = float(gaze[0]), float(gaze[1]), float(weight)  # type: ignore[index]
+        except (TypeError, ValueError, IndexError):
+            yaw = pitch = w = math.nan
+        if not (math.isfinite(yaw) and math.isfinite(pitch) and math.isfinite(w)) or w <= 0.0:
+            self.clip_gaze, self.clip_weight = None, 0.0
+            return
+        self.clip_gaze = (min(MAX_YAW_DEG, max(-MAX_YAW_DEG, yaw)),
+                          min(MAX_PITCH_DEG, max(-MAX_PITCH_DEG, pitch)))
+        self.clip_weight = min(1.0, w)
 
     def goal(self, pose: Pose, world: np.ndarray) -> tuple[float, float]:
         """Unsmoothed yaw and pitch (degrees) from the head to the target."""
@@ -121,14 +156,24 @@ class LookAtController:
 
     def update(self, pose: Pose, world: np.ndarray, dt: float,
                expressions: ExpressionManager | None = None) -> bool:
-        """Smooth toward the goal and apply; True when the gaze moved."""
+        """Smooth toward the goal, blend in the clip's gaze and apply; True when it moved."""
         if not self.enabled:
             return False
         goal_yaw, goal_pitch = self.goal(pose, world)
         before = (self.yaw, self.pitch)
-        self.yaw, self._yaw_v = smooth_critical(self.yaw, self._yaw_v, goal_yaw, self.omega, dt)
-        self.pitch, self._pitch_v = smooth_critical(self.pitch, self._pitch_v, goal_pitch,
-                                                    self.omega, dt)
+        weight = self.clip_weight if self.clip_gaze is not None else 0.0
+        if self._last_weight - weight > _CUT_WEIGHT:  # cut off: smooth on from the eyes
+            self.pointer_yaw, self.pointer_pitch = before
+            self._yaw_v = self._pitch_v = 0.0
+        self._last_weight = weight
+        self.pointer_yaw, self._yaw_v = smooth_critical(
+            self.pointer_yaw, self._yaw_v, goal_yaw, self.omega, dt)
+        self.pointer_pitch, self._pitch_v = smooth_critical(
+            self.pointer_pitch, self._pitch_v, goal_pitch, self.omega, dt)
+        self.yaw, self.pitch = self.pointer_yaw, self.pointer_pitch
+        if self.clip_gaze is not None and weight > 0.0:
+            self.yaw += (self.clip_gaze[0] - self.yaw) * weight
+            self.pitch += (self.clip_gaze[1] - self.pitch) * weight
         self.apply(pose, expressions)
         return abs(self.yaw - before[0]) > 1e-5 or abs(self.pitch - before[1]) > 1e-5
 

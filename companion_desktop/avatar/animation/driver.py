@@ -1,0 +1,127 @@
+"""The ``AvatarRuntime(animation=...)`` hook: the mixer's blended pose, emote face and
+clip gaze applied to a runtime each frame (relaxed arms under bones no clip animates).
+
+Numpy only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..vrm import quat
+from ..vrm.pose import Pose
+from ..vrm.relaxed import relaxed_pose
+from .clip import ClipPose
+from .humanoid import BONES
+from .mixer import Mixer
+from .sampling import DensePose
+
+
+def apply_clip_pose(pose: Pose, clip_pose: ClipPose) -> None:
+    """Write a clip pose's bone rotations (normalized space) and hips offset into ``pose``;
+    bones the pose does not hold, and bones the model lacks, are left as they are."""
+    index = pose.skeleton.bone_index
+    rows = [(index[bone], q) for bone, q in clip_pose.rotations.items() if bone in index]
+    if rows:
+        idx = np.array([r[0] for r in rows], np.int64)
+        pose.normalized[idx] = quat.normalize(np.array([r[1] for r in rows], np.float64))
+    if clip_pose.hips_offset is not None:
+        pose.set_hips_offset(clip_pose.hips_offset)
+
+
+class _Recorder:
+    """Collects ``set_bone_rotation`` calls (to read the relaxed pose as rotations)."""
+
+    def __init__(self) -> None:
+        self.rotations: dict[str, np.ndarray] = {}
+
+    def set_bone_rotation(self, bone: str, rotation: np.ndarray) -> None:
+        self.rotations[bone] = np.asarray(rotation, np.float64)
+
+
+def relaxed_rotations() -> dict[str, np.ndarray]:
+    """The relaxed arms-down pose (``avatar.vrm.relaxed``) at rest, as bone rotations."""
+    recorder = _Recorder()
+    relaxed_pose(recorder, 0.0, 0.0)  # type: ignore[arg-type]
+    return recorder.rotations
+
+
+class AnimationDriver:
+    """The ``AvatarRuntime(animation=...)`` hook: ``driver(pose, dt, time)`` each frame.
+
+    With no clip playing it falls back to ``avatar.vrm.relaxed.relaxed_pose`` (arms down,
+    a slow sway). While clips play it writes the mixer's blended bone rotations and hips
+    offset; bones no clip animates get the relaxed pose (without the sway), so the arms
+    hang relaxed under a clip that leaves them alone. The mixer's target hips height is
+    read from the model (its rest hips height) the first time. Expressions: while an emote whose clip has expression tracks plays, its
+    weights (faded with the emote) go to ``set_emote`` (the runtime's emote face layer,
+    above mood and flash); the frame it ends, ``set_emote(None)`` clears the layer.
+    Base clip expressions are not shown (the face belongs to the mood). Gaze: the mixer's
+    look-at (``Mixer.gaze``) goes to ``set_gaze((yaw, pitch) | None, weight)`` each frame,
+    before the runtime's look-at stage. Wire it as::
+
+        driver = AnimationDriver(mixer)
+        runtime = AvatarRuntime(model, rng, animation=driver)
+        driver.bind(runtime)  # set_emote, set_gaze = runtime.set_emote, .look.set_clip_gaze
+    """
+
+    def __init__(self, mixer: Mixer | None = None, *,
+                 set_emote: Callable[[dict[str, float] | None], None] | None = None,
+                 set_gaze: Callable[[tuple[float, float] | None, float], None] | None = None
+                 ) -> None:
+        self.mixer = mixer if mixer is not None else Mixer()
+        self.mixer.set_rest(relaxed_rotations())
+        self.set_emote = set_emote
+        self.set_gaze = set_gaze
+        self._emote_shown = False
+        self._skeleton = None
+        self._map = np.zeros(len(BONES), np.int64)
+        self._has = np.zeros(len(BONES), bool)
+        self.last_pose: DensePose | None = None
+
+    def bind(self, runtime: object) -> None:
+        """Send emote expressions to ``runtime.set_emote`` and clip gaze to
+        ``runtime.look.set_clip_gaze`` (when the runtime has a look-at)."""
+        self.set_emote = getattr(runtime, "set_emote")
+        self.set_gaze = getattr(getattr(runtime, "look", None), "set_clip_gaze", None)
+
+    def _prepare(self, pose: Pose) -> None:
+        sk = pose.skeleton
+        self._skeleton = sk
+        self._map = np.array([sk.bone_index.get(b, -1) for b in BONES], np.int64)
+        self._has = self._map >= 0
+        if sk.hips is not None:
+            self.mixer.target_hips_height = float(sk.rest_world[sk.hips, 1, 3])
+
+    def __call__(self, pose: Pose, dt: float, time: float) -> None:
+        if pose.skeleton is not self._skeleton:
+            self._prepare(pose)
+        dense = self.mixer.update_dense(dt)
+        self.last_pose = dense
+        if dense is None:
+            relaxed_pose(pose, dt, time)
+        else:
+            rest = self._has & self.mixer.rest_mask & ~dense.mask
+            pose.normalized[self._map[rest]] = self.mixer.rest[rest]
+            chosen = dense.mask & self._has
+            pose.normalized[self._map[chosen]] = dense.rotations[chosen]
+            if dense.hips_offset is not None:
+                pose.set_hips_offset(dense.hips_offset)
+        self._feed_expressions(dense)
+        if self.set_gaze is not None:
+            gaze = self.mixer.gaze if dense is not None else None
+            self.set_gaze((gaze.yaw, gaze.pitch) if gaze else None, gaze.weight if gaze else 0.0)
+
+    def _feed_expressions(self, dense: DensePose | None) -> None:
+        emote = self.mixer.emote_clip
+        if dense is not None and emote is not None and emote.expressions:
+            weights = {n: dense.expressions.get(n, 0.0) for n in emote.expressions}
+            if self.set_emote is not None:
+                self.set_emote(weights)
+            self._emote_shown = True
+        elif self._emote_shown:
+            if self.set_emote is not None:
+                self.set_emote(None)
+            self._emote_shown = False
