@@ -142,6 +142,7 @@ class Primitive:
     indices: np.ndarray  # (m,) uint32, m % 3 == 0
     uv0: np.ndarray | None = None  # (n, 2) float32
     uv1: np.ndarray | None = None
+    tangents: np.ndarray | None = None  # (n, 4) float32, xyz + handedness w
     colors: np.ndarray | None = None  # (n, 4) float32
     joints: np.ndarray | None = None  # (n, 4) uint16, indices into the skin's joints
     weights: np.ndarray | None = None  # (n, 4) float32, rows sum to 1
@@ -306,3 +307,4 @@ class VrmModel:
     problems: list[Problem] = field(default_factory=list)
     root_rotation_y: float = 0.0  # radians applied above the scene (pi for VRM 0.x)
     source: str = ""
+    constraints: list = field(default_factory=list)  # NodeConstraint (constraints.py)

@@ -55,6 +55,8 @@ def inspect(model: VrmModel) -> dict[str, Any]:
         "expressions": {"count": len(model.expressions), "presets": presets, "custom": custom},
         "look_at": model.look_at.type if model.look_at else None,
         "first_person_annotations": len(model.first_person),
+        "constraints": {kind: sum(1 for c in model.constraints if getattr(c, "kind", None) == kind)
+                        for kind in ("roll", "aim", "rotation")},
         "springs": {
             "chains": len(model.springs),
             "joints": sum(len(s.joints) for s in model.springs),
@@ -84,6 +86,15 @@ def _names(values: list[str]) -> str:
     return ", ".join(values) if values else "none"
 
 
+def _constraint_line(counts: dict[str, int]) -> str:
+    """``Node constraints: 3 (2 roll, 1 aim, 0 rotation)``; "none" without any."""
+    total = sum(counts.values())
+    if not total:
+        return "Node constraints: none"
+    kinds = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    return f"Node constraints: {total} ({kinds})"
+
+
 def format_report(report: dict[str, Any]) -> str:
     """The report as lines of text for a terminal."""
     g, h, e, s = report["geometry"], report["humanoid"], report["expressions"], report["springs"]
@@ -107,6 +118,7 @@ def format_report(report: dict[str, Any]) -> str:
             f"Spring bones: {s['chains']} chains, {s['joints']} joints, {s['colliders']} "
             f"colliders ({s['spheres']} spheres, {s['capsules']} capsules) in "
             f"{s['collider_groups']} groups",
+            _constraint_line(report.get("constraints", {})),
         ]
     modes = ", ".join(f"{k} {v}" for k, v in sorted(m["alpha_modes"].items())) or "-"
     lines += [

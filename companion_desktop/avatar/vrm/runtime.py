@@ -9,6 +9,8 @@
 4. ``expressions``: resting face (mood) under flash, tap, emote and photo layers, faded
    by ``engine.mood_expression``; direct ``set_expression`` weights; blink; mouth ("aa");
    lip-sync visemes (aa ih ou ee oh), which no face's mouth override blocks.
+   Then, only for a model with ``VRMC_node_constraint``, the ``constraints`` stage: roll,
+   aim and rotation constraints in dependency order (``constraints.ConstraintSolver``).
 5. ``spring``: spring bones in fixed steps, then the final world and joint matrices.
 
 ``changed`` tells whether the frame differs visibly from the previous one (the overlay
@@ -26,6 +28,7 @@ import numpy as np
 from ...engine import mood_expression as mx
 from . import quat
 from .blink import Blinker
+from .constraints import ConstraintSolver
 from .expressions import MOUTH, ExpressionManager
 from .frame import Frame
 from .look_at import LookAtController
@@ -59,6 +62,7 @@ class AvatarRuntime:
         self.available = frozenset(model.expressions)
         self.look = LookAtController(model)
         self.blinker = Blinker(rng, enabled=blink)
+        self.constraints = ConstraintSolver(model.constraints, self.pose.skeleton)
         self.springs = SpringSimulator(model, self.pose)
         self.springs_enabled = springs
         self.breathing = breathing
@@ -177,6 +181,10 @@ class AvatarRuntime:
         self.look.update(pose, world, dt, self.expressions)
         self._stage("expressions")
         out = self._expressions(dt)
+        if self.constraints:
+            self._stage("constraints")
+            self.constraints.apply(pose)
+            world = pose.world_matrices()
         self._stage("spring")
         if self.springs_enabled:
             self.springs.update(pose, world, dt)

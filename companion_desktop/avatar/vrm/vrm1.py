@@ -2,14 +2,17 @@
 
 Morph target binds name a node; they are stored against that node's mesh. References
 to things that do not exist are dropped with a warning; the humanoid's required bones
-are checked by the loader. ``VRMC_node_constraint`` cannot be represented in the model:
-each constrained node is reported as a warning ("not applied").
+are checked by the loader. ``VRMC_node_constraint`` (roll, aim, rotation) is read into
+``model.constraints`` (``constraints.NodeConstraint``); an invalid one (unknown kind or
+axis, a source that does not exist, a node constraining itself, a dependency cycle) is
+dropped with a warning.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .constraints import AIM_AXES, KINDS, ROLL_AXES, NodeConstraint, order_constraints
 from .fields import as_bool, as_dict, as_float, as_list, as_pair, as_str, as_vec, get, index_or_none
 from .load_context import LoadContext
 from .model import (
@@ -34,7 +37,7 @@ def apply_vrm1(ctx: LoadContext, model: VrmModel, ext: dict) -> None:
     spring_bone = ctx.doc.extensions.get("VRMC_springBone")
     if isinstance(spring_bone, dict):
         read_spring_bone(ctx, model, spring_bone)
-    report_constraints(ctx)
+    model.constraints = read_constraints(ctx, model)
 
 
 def read_humanoid(ctx: LoadContext, humanoid: dict, node_count: int) -> dict[str, int]:
@@ -158,17 +161,63 @@ def read_meta(raw: dict) -> Meta:
     )
 
 
-def report_constraints(ctx: LoadContext) -> None:
-    constrained = []
+CONSTRAINT_SPEC_VERSIONS = ("1.0", "1.0-beta")
+
+
+def read_constraints(ctx: LoadContext, model: VrmModel) -> list[NodeConstraint]:
+    """Every node's ``VRMC_node_constraint`` that can be applied, in node order."""
+    found: list[NodeConstraint] = []
     for i, node in enumerate(ctx.doc.gltf.nodes or []):
-        constraint = as_dict(as_dict(get(node, "extensions")).get("VRMC_node_constraint"))
-        body = as_dict(constraint.get("constraint"))
-        kinds = [k for k in ("roll", "aim", "rotation") if k in body]
-        if kinds:
-            constrained.append(f"node {i} ({as_str(get(node, 'name'))}, {kinds[0]})")
-    if constrained:
-        ctx.warn(
-            f"{len(constrained)} node constraint(s) are not applied: " + ", ".join(constrained[:10])
-            + ("…" if len(constrained) > 10 else ""),
-            "the constrained nodes keep their animated or rest rotation",
-        )
+        raw = as_dict(get(node, "extensions")).get("VRMC_node_constraint")
+        if raw is not None:
+            what = f"the node constraint of node {i} ({as_str(get(node, 'name')) or '-'})"
+            constraint = _constraint(ctx, i, as_dict(raw), len(model.nodes), what)
+            if constraint is not None:
+                found.append(constraint)
+    parents = [-1 if n.parent is None else n.parent for n in model.nodes]
+    _, cyclic = order_constraints(found, parents)
+    for c in cyclic:
+        name = model.nodes[c.destination].name or "-"
+        ctx.warn(f"the node constraint of node {c.destination} ({name}) depends on itself "
+                 "through a cycle of constraints", "the constraint is dropped")
+    dropped = {id(c) for c in cyclic}
+    return [c for c in found if id(c) not in dropped]
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to 40 characters (file values can be anything)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _constraint(ctx: LoadContext, node: int, raw: dict, count: int, what: str
+                ) -> NodeConstraint | None:
+    version = raw.get("specVersion", "1.0")
+    if version not in CONSTRAINT_SPEC_VERSIONS:
+        ctx.warn(f"{what} has the unknown specVersion {_short(version)}",
+                 "the constraint is dropped")
+        return None
+    body = as_dict(raw.get("constraint"))
+    kind = next((k for k in KINDS if isinstance(body.get(k), dict)), None)
+    if kind is None:
+        ctx.warn(f"{what} is not a roll, aim or rotation constraint", "the constraint is dropped")
+        return None
+    spec = body[kind]
+    source = index_or_none(spec.get("source"), count)
+    if source is None:
+        ctx.warn(f"{what} refers to source node {_short(spec.get('source'))}, which does not "
+                 "exist", "the constraint is dropped")
+        return None
+    if source == node:
+        ctx.warn(f"{what} uses its own node as the source", "the constraint is dropped")
+        return None
+    axis = ""
+    if kind != "rotation":
+        key, axes = ("rollAxis", ROLL_AXES) if kind == "roll" else ("aimAxis", AIM_AXES)
+        axis = spec.get(key)
+        if not isinstance(axis, str) or axis not in axes:
+            ctx.warn(f"{what} has the {key} {_short(axis)}; it must be one of {', '.join(axes)}",
+                     "the constraint is dropped")
+            return None
+    weight = min(max(as_float(spec.get("weight"), 1.0), 0.0), 1.0)
+    return NodeConstraint(kind, node, source, axis, weight)  # type: ignore[arg-type]

@@ -78,7 +78,9 @@ def test_vrm1_expressions_look_at_first_person_and_constraints(write):
     assert model.first_person == {mesh: "thirdPersonOnly"}
     assert model.meta.name == "Test" and model.meta.authors == ["tester"]
     messages = " | ".join(p.message for p in model.problems)
-    assert "node constraint" in messages and "not applied" in messages
+    assert "node constraint" not in messages  # a valid constraint is applied, not reported
+    assert [(c.kind, c.destination, c.source, c.axis) for c in model.constraints] == \
+        [("roll", 1, 0, "Y")]
     assert "binds a morph target that does not exist" in messages
     assert "name of a preset" in messages
 
