@@ -16,7 +16,8 @@ from companion_desktop.avatar.vrm.frame import Frame
 from companion_desktop.avatar.vrm.model import Material, MToon, TextureRef, VrmModel
 
 #: Texture slots, in the order of the fragment shader's ``u_uv`` array (outline last).
-SLOTS: tuple[str, ...] = ("base", "shade", "shift", "rim", "matcap", "emissive", "mask", "outline")
+SLOTS: tuple[str, ...] = ("base", "shade", "shift", "rim", "matcap", "emissive", "mask", "normal",
+                          "outline")
 #: Slots holding colours (sampled from sRGB textures); the others hold data.
 SRGB_SLOTS = frozenset({"base", "shade", "rim", "matcap", "emissive"})
 
@@ -57,6 +58,7 @@ class MaterialParams:
     outline_lighting_mix: float = 1.0
     render_queue_offset: int = 0
     zwrite: bool = True
+    normal_scale: float = 1.0  # glTF normalTexture.scale: multiplies the map's X and Y, -10..10
     textures: dict[str, TextureRef] = field(default_factory=dict)  # slot -> texture
     uv_matrices: np.ndarray = field(
         default_factory=lambda: np.tile(np.eye(3, dtype=np.float32), (len(SLOTS), 1, 1))
@@ -86,6 +88,7 @@ def _texture_slots(material: Material) -> dict[str, TextureRef | None]:
         "matcap": mtoon.matcap_texture,
         "emissive": material.emissive_texture,
         "mask": mtoon.uv_animation_mask_texture,
+        "normal": material.normal_texture,
         "outline": mtoon.outline_width_multiply_texture,
     }
 
@@ -114,6 +117,17 @@ def _apply_mtoon(params: MaterialParams, mtoon: MToon, time: float) -> None:
     params.zwrite = bool(mtoon.transparent_with_zwrite)
 
 
+def normal_scale(material: Material) -> float:
+    """The normal map's strength: ``material.normal_scale`` when the loader provides it
+    (glTF ``normalTexture.scale``, VRM 0.x ``_BumpScale``), else 1; bounded to -10..10."""
+    value = getattr(material, "normal_scale", 1.0)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return 1.0
+    return float(np.clip(value, -10.0, 10.0)) if math.isfinite(value) else 1.0
+
+
 _OVERRIDES = {
     "emissionColor": "emissive",
     "shadeColor": "shade_color",
@@ -138,6 +152,7 @@ def material_params(model: VrmModel, index: int | None,
         base_color=np.asarray(material.base_color, np.float32).reshape(-1)[:4].copy(),
         emissive=_rgb(material.emissive),
     )
+    params.normal_scale = normal_scale(material)
     if material.mtoon is not None:
         _apply_mtoon(params, material.mtoon, time)
     with_zwrite = material.mtoon is not None and material.mtoon.transparent_with_zwrite

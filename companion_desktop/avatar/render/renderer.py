@@ -66,12 +66,17 @@ def _background(color) -> tuple[float, float, float, float]:
 class Renderer:
     """``load(model)`` once, then ``draw(frame, camera, width, height)`` per picture."""
 
-    def __init__(self, samples: int = 4, lighting: Lighting | None = None):
+    def __init__(self, samples: int = 4, lighting: Lighting | None = None,
+                 normal_maps: bool = True):
+        """``normal_maps`` False draws every material as if it had no normal texture
+        (the shaders are then built without the normal-map code)."""
         require_gl33()
         self.samples = samples
         self.lighting = lighting or Lighting()
-        self.surface = Program("mtoon.vert.glsl", "mtoon.frag.glsl")
-        self.outline = Program("mtoon.vert.glsl", "mtoon.frag.glsl", {"OUTLINE": 1})
+        self.normal_maps = normal_maps
+        extra = {"NORMAL_MAPS": 1} if normal_maps else {}
+        self.surface = Program("mtoon.vert.glsl", "mtoon.frag.glsl", extra)
+        self.outline = Program("mtoon.vert.glsl", "mtoon.frag.glsl", {"OUTLINE": 1, **extra})
         for program in (self.surface, self.outline):
             program.use()
             for name, unit in _SAMPLERS.items():
@@ -88,7 +93,7 @@ class Renderer:
         """Upload ``model`` (replacing the previous one)."""
         if self.gpu is not None:
             self.gpu.release()
-        self.gpu = GpuModel(model)
+        self.gpu = GpuModel(model, normal_maps=self.normal_maps)
 
     # -- drawing -----------------------------------------------------------------
     def draw(self, frame: Frame, camera: Camera, width: int, height: int,
@@ -192,6 +197,8 @@ class Renderer:
         GL.glBindTexture(GL.GL_TEXTURE_BUFFER, joint_tex)
         self._morph_uniforms(program, frame, prim)
         self._material_uniforms(program, p, outline)
+        program.set_int("u_normal_map", prim.has_tangents and "normal" in p.textures)
+        program.set_float("u_normal_scale", p.normal_scale)
         if not prim.has_uv:
             GL.glVertexAttrib2f(2, 0.0, 0.0)
         if not prim.has_color:

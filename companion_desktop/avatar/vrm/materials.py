@@ -64,6 +64,7 @@ def read_material(ctx: LoadContext, i: int, raw: Any, texture_count: int) -> Mat
         emissive=as_vec(get(raw, "emissiveFactor"), 3, (0, 0, 0)) * np.float32(strength),
         emissive_texture=texture_ref(ctx, get(raw, "emissiveTexture"), texture_count, what),
         normal_texture=texture_ref(ctx, get(raw, "normalTexture"), texture_count, what),
+        normal_scale=as_float(get(get(raw, "normalTexture"), "scale"), 1.0),
         alpha_mode=alpha_mode,
         alpha_cutoff=as_float(get(raw, "alphaCutoff"), 0.5),
         double_sided=as_bool(get(raw, "doubleSided")),

@@ -8,6 +8,9 @@
   from the triangles of every primitive that uses it.
 * JOINTS_0/WEIGHTS_0 (and a second set, reduced to the 4 largest weights) give uint16
   joints and float32 weights whose rows sum to 1; all-zero rows become joint 0, weight 1.
+* TANGENT (VEC4 float) is read when present and sanitised (finite xyz, w = +-1); a bad
+  one is ignored with a warning. Files without it get tangents from ``vertex_tangents``
+  when a renderer needs them (normal-mapped materials), not at load.
 * Morph target names come from ``mesh.extras.targetNames`` or, as VRM 0.x exporters
   write them, from ``primitive.extras.targetNames``.
 """
@@ -21,6 +24,7 @@ import numpy as np
 from .fields import as_dict, as_int, as_list, as_str, as_vec, get, index_or_none
 from .load_context import LoadContext
 from .model import Mesh, MorphTarget, Primitive
+from .tangents import sanitize_tangents, vertex_tangents  # noqa: F401 - re-exported
 
 LINE_MODES = {0: "points", 1: "lines", 2: "line loops", 3: "line strips"}
 INDEX_TYPES = (5121, 5123, 5125)
@@ -125,6 +129,7 @@ class _MeshBuilder:
             indices=self.indices(get(raw, "indices"), mode, n, where),
             uv0=self.optional_vec(attrs.get("TEXCOORD_0"), 2, f"{where} TEXCOORD_0", n),
             uv1=self.optional_vec(attrs.get("TEXCOORD_1"), 2, f"{where} TEXCOORD_1", n),
+            tangents=self.tangents(attrs.get("TANGENT"), f"{where} TANGENT", n),
             colors=self.colors(attrs.get("COLOR_0"), f"{where} COLOR_0", n),
             joints=joints,
             weights=weights,
@@ -160,6 +165,21 @@ class _MeshBuilder:
 
     def optional_vec(self, accessor: Any, size: int, what: str, n: int) -> np.ndarray | None:
         return None if accessor is None else self.vec(accessor, size, what, n)
+
+    def tangents(self, accessor: Any, what: str, n: int) -> np.ndarray | None:
+        """The file's TANGENT as (n, 4) float32 (see ``sanitize_tangents``); None when
+        absent or unusable (warned: tangents are then generated where needed)."""
+        if accessor is None:
+            return None
+        key = ("tangent", accessor if isinstance(accessor, int) else -1)
+        if key not in self.cache:
+            raw = self.ctx.accessors.read(accessor, what)
+            self.cache[key] = sanitize_tangents(raw) if raw.shape[1] == 4 else None
+        tangents = self.cache[key]
+        if tangents is None or len(tangents) != n:
+            self.ctx.warn(f"{what} is not one VEC4 per vertex", "generated from the UVs instead")
+            return None
+        return tangents
 
     def colors(self, accessor: Any, what: str, n: int) -> np.ndarray | None:
         if accessor is None:

@@ -118,6 +118,7 @@ class Material:
     emissive: np.ndarray = field(default_factory=lambda: np.zeros(3, np.float32))
     emissive_texture: TextureRef | None = None
     normal_texture: TextureRef | None = None
+    normal_scale: float = 1.0  # glTF normalTexture.scale (VRM 0.x _BumpScale)
     alpha_mode: AlphaMode = "OPAQUE"
     alpha_cutoff: float = 0.5
     double_sided: bool = False

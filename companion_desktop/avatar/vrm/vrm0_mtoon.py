@@ -125,6 +125,7 @@ def _apply_mtoon(ctx: LoadContext, material: Material, p: _Props, texture_count:
     material.emissive = p.color("_EmissionColor", (0.0, 0.0, 0.0))[:3]
     material.emissive_texture = ref("_EmissionMap")
     material.normal_texture = ref("_BumpMap")
+    material.normal_scale = p.number("_BumpScale", 1.0)
     shift, toony = p.number("_ShadeShift", 0.0), p.number("_ShadeToony", 0.9)
     toony = toony + (1.0 - toony) * (0.5 + 0.5 * shift)
     shift = -shift - (1.0 - toony)

@@ -213,6 +213,7 @@ def test_material_extensions(write):
                 "KHR_texture_transform": {"offset": [0.1, 0.2], "scale": [2, 3],
                                           "rotation": 0.5, "texCoord": 1}}},
         },
+        "normalTexture": {"index": texture, "scale": 0.5},
         "emissiveFactor": [1, 0.5, 0],
         "alphaMode": "MASK", "alphaCutoff": 0.3, "doubleSided": True,
         "extensions": {"KHR_materials_unlit": {},
@@ -226,6 +227,7 @@ def test_material_extensions(write):
     assert (ref.offset, ref.scale, ref.rotation, ref.texcoord) == ((0.1, 0.2), (2.0, 3.0), 0.5, 1)
     assert material.alpha_mode == "MASK" and material.alpha_cutoff == pytest.approx(0.3)
     assert material.double_sided and material.unlit and material.mtoon is None
+    assert material.normal_texture.index == texture and material.normal_scale == 0.5
 
 
 def test_face_normals_of_degenerate_triangles_point_up():

@@ -21,7 +21,7 @@ uniform float u_rim_lighting_mix;
 uniform vec3 u_matcap_factor;
 uniform vec2 u_uv_scroll;       // UV animation offset at this time (uv units)
 uniform float u_uv_rotation;    // UV animation angle at this time (radians)
-uniform mat3 u_uv[7];           // base, shade, shift, rim, matcap(unused), emissive, mask
+uniform mat3 u_uv[8];           // base, shade, shift, rim, matcap(unused), emissive, mask, normal
 
 uniform sampler2D u_tex_base;
 uniform sampler2D u_tex_shade;
@@ -38,6 +38,13 @@ uniform vec3 u_light_color;
 uniform vec3 u_sky_color;       // hemisphere ambient (linear)
 uniform vec3 u_ground_color;
 uniform float u_toon_ambient;   // share of the hemisphere that lifts MToon shade
+
+#ifdef NORMAL_MAPS
+in vec4 v_tangent;
+uniform int u_normal_map;       // 1: perturb the normal with u_tex_normal (tangent space)
+uniform float u_normal_scale;   // glTF normalTexture.scale (multiplies the map's X and Y)
+uniform sampler2D u_tex_normal;
+#endif
 
 #ifdef OUTLINE
 uniform vec3 u_outline_color;
@@ -58,16 +65,34 @@ vec2 animated_uv(vec2 uv) {
     return mat2(c, -s, s, c) * (uv - 0.5) + 0.5;
 }
 
+#ifdef NORMAL_MAPS
+// The front-face normal n tilted by the normal map at uv (glTF: +X along the tangent,
+// +Y along cross(n, tangent) * w); n itself where the tangent frame degenerates.
+vec3 perturbed(vec3 n, vec2 uv) {
+    vec3 t = v_tangent.xyz - n * dot(n, v_tangent.xyz);
+    if (dot(t, t) < 1e-12) return n;
+    t = normalize(t);
+    vec3 b = cross(n, t) * (v_tangent.w < 0.0 ? -1.0 : 1.0);
+    vec3 m = texture(u_tex_normal, uv_transform(u_uv[7], uv)).rgb * 2.0 - 1.0;
+    m.xy *= u_normal_scale;
+    vec3 p = t * m.x + b * m.y + n * m.z;
+    return dot(p, p) > 1e-12 ? normalize(p) : n;
+}
+#endif
+
 vec3 hemisphere(vec3 n) {
     return mix(u_ground_color, u_sky_color, n.y * 0.5 + 0.5);
 }
 
 void main() {
     vec3 n = normalize(v_normal);
+    vec2 uv = u_shading == 0 ? animated_uv(v_uv) : v_uv;
+#ifdef NORMAL_MAPS
+    if (u_normal_map != 0) n = perturbed(n, uv);
+#endif
 #ifndef OUTLINE
     if (!gl_FrontFacing) n = -n;
 #endif
-    vec2 uv = u_shading == 0 ? animated_uv(v_uv) : v_uv;
     vec4 base = u_base_color * texture(u_tex_base, uv_transform(u_uv[0], uv));
     if (u_shading != 0) base *= v_color;
     float alpha = base.a;

@@ -1,11 +1,16 @@
 // Morph targets (texture buffer), linear blend skinning (joint texture buffer),
-// normal transform; with OUTLINE defined, the inverted hull is pushed out.
+// normal transform; with OUTLINE defined, the inverted hull is pushed out; with
+// NORMAL_MAPS defined, the tangent (xyz + handedness w) is skinned like a direction.
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec2 a_uv0;
 layout(location = 3) in uvec4 a_joints;
 layout(location = 4) in vec4 a_weights;
 layout(location = 5) in vec4 a_color;
+#ifdef NORMAL_MAPS
+layout(location = 6) in vec4 a_tangent;
+out vec4 v_tangent;                  // world space; w flips with a mirroring transform
+#endif
 
 uniform mat4 u_model;        // node world matrix (unskinned primitives)
 uniform mat4 u_view;
@@ -60,6 +65,11 @@ void main() {
     vec4 world = model * vec4(position, 1.0);
     vec3 n = transpose(inverse(mat3(model))) * normal;
     n = length(n) > 1e-12 ? normalize(n) : vec3(0.0, 0.0, 1.0);
+#ifdef NORMAL_MAPS
+    mat3 linear = mat3(model);
+    v_tangent = vec4(linear * a_tangent.xyz,
+                     (a_tangent.w < 0.0 ? -1.0 : 1.0) * (determinant(linear) < 0.0 ? -1.0 : 1.0));
+#endif
     v_uv = a_uv0;
     v_color = a_color;
 #ifdef OUTLINE
