@@ -67,6 +67,24 @@ def run_steps():
     QTimer.singleShot(delay, go)
 
 
+def open_desktop(tools=None):
+    """Hana in the chat window and on the desktop overlay, as the app wires them."""
+    from companion_desktop.resources import default_avatar_path
+    from companion_desktop.ui.avatar_host import AvatarHost
+    from companion_desktop.ui.desktop import Desktop
+
+    host = AvatarHost(fps=30)
+    host.load_now(default_avatar_path())
+    backend = ChatBackend(service, clock, tools=tools)
+    backend.connect()
+    win = ChatWindow(service, clock, backend, host)
+    desk = Desktop(service, host, win, backend)
+    win.move(0, 0)
+    win.show()
+    desk.overlay.show()
+    return backend, win, desk
+
+
 if which == "chat":
     now = clock()
     with db.session() as s:
@@ -145,22 +163,10 @@ elif which == "welcome":
     ]
 
 elif which == "overlay":
-    from companion_desktop.resources import default_avatar_path
-    from companion_desktop.ui.avatar_host import AvatarHost
-    from companion_desktop.ui.desktop import Desktop
-
     with db.session() as s:
         save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url, model="llama3.2:3b"))
     service.load(clock())
-    host = AvatarHost(fps=30)
-    host.load_now(default_avatar_path())
-    backend = ChatBackend(service, clock)
-    backend.connect()
-    win = ChatWindow(service, clock, backend, host)
-    desk = Desktop(service, host, win, backend)
-    win.move(0, 0)
-    win.show()
-    desk.overlay.show()
+    backend, win, desk = open_desktop()
     reply = "Welcome back! I missed you. Tell me everything about your day?"
     server.scripts.append(Script(reply_with_block(reply, affection_delta=3), delay=0.15, first_delay=1.2))
     steps += [
@@ -180,10 +186,7 @@ elif which == "media":  # a photo dropped on her, a spoken reply, a tool she mus
     from PIL import Image
 
     from companion_desktop.pipeline.tool_access import ToolAccess
-    from companion_desktop.resources import default_avatar_path
     from companion_desktop.storage.settings import McpServerEntry, McpSettings, VoiceSettings
-    from companion_desktop.ui.avatar_host import AvatarHost
-    from companion_desktop.ui.desktop import Desktop
     from tests.llm.provider_server import StreamReply
     from tests.llm.wire_formats import openai_tool_call_events
 
@@ -207,16 +210,8 @@ elif which == "media":  # a photo dropped on her, a spoken reply, a tool she mus
         picture.paste(colour, (0, y, 1200, y + 1))
     picture.paste((255, 220, 120), (560, 380, 640, 460))
     picture.save(photo, "JPEG")
-    host = AvatarHost(fps=30)
-    host.load_now(default_avatar_path())
     tools = ToolAccess(db)
-    backend = ChatBackend(service, clock, tools=tools)
-    backend.connect()
-    win = ChatWindow(service, clock, backend, host)
-    desk = Desktop(service, host, win, backend)
-    win.move(0, 0)
-    win.show()
-    desk.overlay.show()
+    backend, win, desk = open_desktop(tools)
     said = 'speak("Oh wow, what a sunset! The sky is melting right into the lake.") *leans closer*'
     block = {"mood_change": {"emotion": "excited", "intensity_delta": 10}, "expression": "happy",
              "new_memory": "They watched a sunset at the lake"}

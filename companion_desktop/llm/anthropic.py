@@ -83,14 +83,6 @@ class AnthropicProvider(HttpProvider):
             body["stream"] = True
         return body
 
-    def stream_chat(
-        self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
-    ) -> Iterator[str]:
-        """Yield reply text pieces (``text_delta``) until ``message_stop``."""
-        for piece in self.stream_round(system, messages, [], cancel):
-            if isinstance(piece, str):
-                yield piece
-
     def stream_round(
         self,
         system: str,

@@ -102,14 +102,6 @@ class GoogleProvider(HttpProvider):
             body["tools"] = gemini_tools(tools)
         return body
 
-    def stream_chat(
-        self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
-    ) -> Iterator[str]:
-        """Yield reply text pieces until a candidate carries its ``finishReason``."""
-        for piece in self.stream_round(system, messages, [], cancel):
-            if isinstance(piece, str):
-                yield piece
-
     def stream_round(
         self,
         system: str,

@@ -85,17 +85,23 @@ def set_key(provider_id: str, key: str) -> None:
 
 def delete_key(provider_id: str) -> None:
     """Remove the stored key for ``provider_id`` (nothing stored is fine)."""
+    _delete(provider_id, NO_KEYRING, "key")
+    log.info("removed the API key for %s from the system keyring", provider_id)
+
+
+def _delete(user: str, unavailable: str, what: str) -> None:
+    """Remove keyring entry ``user``; KeyStoreError (``unavailable`` without a keyring, or
+    naming ``what`` was refused, never its value). Nothing stored is fine."""
     if not keyring_available():
-        raise KeyStoreError(NO_KEYRING)
+        raise KeyStoreError(unavailable)
     try:
-        keyring.delete_password(SERVICE, provider_id)
+        keyring.delete_password(SERVICE, user)
     except keyring.errors.PasswordDeleteError:
         return
-    except Exception as error:  # noqa: BLE001 - reported without the key
+    except Exception as error:  # noqa: BLE001 - reported without the secret
         raise KeyStoreError(
-            f"The system keyring refused to remove the key ({type(error).__name__})."
+            f"The system keyring refused to remove the {what} ({type(error).__name__})."
         ) from None
-    log.info("removed the API key for %s from the system keyring", provider_id)
 
 
 def with_stored_key(config: ProviderConfig) -> ProviderConfig:
@@ -110,6 +116,7 @@ def with_stored_key(config: ProviderConfig) -> ProviderConfig:
 
 #: What an MCP secret is: a stdio server's environment variable or an HTTP header.
 MCP_SECRET_KINDS = ("env", "header")
+NO_MCP_KEYRING = "No system keyring is available to store MCP server secrets."
 
 
 def mcp_username(server: str, kind: str, name: str) -> str:
@@ -141,7 +148,7 @@ def set_mcp_secret(server: str, kind: str, name: str, value: str) -> None:
         delete_mcp_secret(server, kind, name)
         return
     if not keyring_available():
-        raise KeyStoreError("No system keyring is available to store MCP server secrets.")
+        raise KeyStoreError(NO_MCP_KEYRING)
     try:
         keyring.set_password(SERVICE, user, value)
     except Exception as error:  # noqa: BLE001 - reported without the value
@@ -154,14 +161,5 @@ def set_mcp_secret(server: str, kind: str, name: str, value: str) -> None:
 def delete_mcp_secret(server: str, kind: str, name: str) -> None:
     """Remove one stored MCP secret (nothing stored is fine)."""
     user = mcp_username(server, kind, name)
-    if not keyring_available():
-        raise KeyStoreError("No system keyring is available to store MCP server secrets.")
-    try:
-        keyring.delete_password(SERVICE, user)
-    except keyring.errors.PasswordDeleteError:
-        return
-    except Exception as error:  # noqa: BLE001 - reported without the value
-        raise KeyStoreError(
-            f"The system keyring refused to remove the value ({type(error).__name__})."
-        ) from None
+    _delete(user, NO_MCP_KEYRING, "value")
     log.info("removed %s from the system keyring", user)

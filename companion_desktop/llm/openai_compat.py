@@ -96,14 +96,6 @@ class OpenAICompatProvider(HttpProvider):
             body["max_tokens"] = self.config.max_tokens
         return body
 
-    def stream_chat(
-        self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
-    ) -> Iterator[str]:
-        """Yield reply text pieces as they arrive."""
-        for piece in self.stream_round(system, messages, [], cancel):
-            if isinstance(piece, str):
-                yield piece
-
     def stream_round(
         self,
         system: str,

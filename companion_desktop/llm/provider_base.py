@@ -1,13 +1,15 @@
-"""What the three HTTP providers share: URLs, headers, error context, test_connection."""
+"""What the three HTTP providers share: URLs, headers, error context, test_connection,
+and text-only streaming on top of each one's ``stream_round``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from companion_desktop.llm import transport
-from companion_desktop.llm.base import CancelToken, CancelledError, ProviderConfig
+from companion_desktop.llm.base import CancelToken, CancelledError, ChatMessage, ProviderConfig
 from companion_desktop.llm.errors import CallContext
 from companion_desktop.llm.transport import BodyStream
 
@@ -20,6 +22,14 @@ class HttpProvider:
         self.config = config
         self.client = client
         self.name = name
+
+    def stream_chat(
+        self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
+    ) -> Iterator[str]:
+        """Yield reply text pieces as they arrive (a round with no tools on offer)."""
+        for piece in self.stream_round(system, messages, [], cancel):  # type: ignore[attr-defined]
+            if isinstance(piece, str):
+                yield piece
 
     @property
     def base_url(self) -> str:
