@@ -59,6 +59,7 @@ class MaterialParams:
     render_queue_offset: int = 0
     zwrite: bool = True
     normal_scale: float = 1.0  # glTF normalTexture.scale: multiplies the map's X and Y, -10..10
+    uv_animated: bool = False  # MToon UV animation speeds are set (the UVs move with time)
     textures: dict[str, TextureRef] = field(default_factory=dict)  # slot -> texture
     uv_matrices: np.ndarray = field(
         default_factory=lambda: np.tile(np.eye(3, dtype=np.float32), (len(SLOTS), 1, 1))
@@ -109,6 +110,8 @@ def _apply_mtoon(params: MaterialParams, mtoon: MToon, time: float) -> None:
         [mtoon.uv_animation_scroll_x * time, mtoon.uv_animation_scroll_y * time], np.float32
     )
     params.uv_rotation = float(mtoon.uv_animation_rotation * time)
+    params.uv_animated = any(float(v) != 0.0 for v in (
+        mtoon.uv_animation_scroll_x, mtoon.uv_animation_scroll_y, mtoon.uv_animation_rotation))
     params.outline_mode = OUTLINE_MODES.get(mtoon.outline_width_mode, 0)
     params.outline_width = max(float(mtoon.outline_width), 0.0)
     params.outline_color = _rgb(mtoon.outline_color)

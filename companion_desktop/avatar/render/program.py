@@ -1,4 +1,9 @@
-"""GLSL 330 programs built from the ``shaders/`` files, with cached uniform setters."""
+"""GLSL 330 programs built from the ``shaders/`` files, with cached uniform setters.
+
+Every program sees ``common.glsl`` and ``blocks.glsl`` (the frame and material uniform
+blocks, bound to ``FRAME_BINDING`` and ``MATERIAL_BINDING``). The setters go through
+PyOpenGL's checked wrappers (set-up time); per-frame code uses ``glcalls``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ import numpy as np
 from OpenGL import GL
 
 SHADER_DIR = Path(__file__).resolve().parent / "shaders"
+FRAME_BINDING, MATERIAL_BINDING = 0, 1
+_BLOCKS = {"FrameBlock": FRAME_BINDING, "MaterialBlock": MATERIAL_BINDING}
 
 
 class ShaderError(RuntimeError):
@@ -15,12 +22,21 @@ class ShaderError(RuntimeError):
 
 
 def shader_source(name: str, defines: dict[str, object] | None = None) -> str:
-    """``#version 330 core``, the defines, ``common.glsl``, then the named file."""
+    """``#version 330 core``, the defines, ``common.glsl``, ``blocks.glsl``, then the
+    named file."""
     lines = ["#version 330 core"]
     lines += [f"#define {key} {value}" for key, value in (defines or {}).items()]
-    common = (SHADER_DIR / "common.glsl").read_text(encoding="utf-8")
-    body = (SHADER_DIR / name).read_text(encoding="utf-8")
-    return "\n".join(lines) + "\n" + common + "\n" + body
+    parts = [_read(part) for part in ("common.glsl", "blocks.glsl", name)]
+    return "\n".join(lines) + "\n" + "\n".join(parts)
+
+
+_SOURCES: dict[str, str] = {}
+
+
+def _read(name: str) -> str:
+    if name not in _SOURCES:
+        _SOURCES[name] = (SHADER_DIR / name).read_text(encoding="utf-8")
+    return _SOURCES[name]
 
 
 def _compile(kind: int, source: str, name: str) -> int:
@@ -55,6 +71,10 @@ class Program:
             GL.glDeleteProgram(self.id)
             raise ShaderError(f"link {vertex} + {fragment}: {log}")
         self._locations: dict[str, int] = {}
+        for block, binding in _BLOCKS.items():
+            index = GL.glGetUniformBlockIndex(self.id, block)
+            if index != GL.GL_INVALID_INDEX:
+                GL.glUniformBlockBinding(self.id, index, binding)
 
     def use(self) -> None:
         GL.glUseProgram(self.id)

@@ -5,30 +5,34 @@ Draw order: OPAQUE, then MASK, then BLEND (sorted by MToon ``render_queue_offset
 then back to front by primitive centroid); MToon outlines (inverted hull, front faces
 culled) follow each primitive. Output is premultiplied, sRGB-encoded RGBA over a
 (0, 0, 0, 0) clear, so a transparent window can composite it as it is.
+
+Per frame the renderer does as little as it can: each draw uses a shader variant
+compiled for what its material has (``variants``), material values live in a uniform
+buffer written only when they change (``uniforms``), GL state is changed only when it
+differs, and the draw loop calls OpenGL's entry points directly (``glcalls``).
 """
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass, field
 
 import numpy as np
 from OpenGL import GL
-from OpenGL.raw.GL.VERSION.GL_1_1 import glDrawElements as _raw_draw_elements
 
 from companion_desktop.avatar.vrm.frame import Frame
 from companion_desktop.avatar.vrm.model import VrmModel
 
 from .camera import Camera
 from .context import require_gl33
+from .glcalls import GLCalls
 from .gpu import GpuModel, GpuPrimitive
-from .materials import SLOTS, SRGB_SLOTS, MaterialParams, material_params
-from .program import Program
+from .material_table import MaterialTable
+from .materials import SLOTS, SRGB_SLOTS, MaterialParams
 from .target import RenderTarget, clear_framebuffer, read_framebuffer, unpremultiply
+from .uniforms import UniformBuffers, pack_frame
+from .variants import JOINT_UNIT, MORPH_UNIT, ProgramCache, variant_key
 
 MAX_ACTIVE_MORPHS = 32
-_JOINT_UNIT, _MORPH_UNIT = len(SLOTS), len(SLOTS) + 1
-_SAMPLERS = {f"u_tex_{slot}": unit for unit, slot in enumerate(SLOTS)}
 
 
 @dataclass
@@ -63,6 +67,28 @@ def _background(color) -> tuple[float, float, float, float]:
     return (*map(float, rgba[:3] * rgba[3]), float(rgba[3]))
 
 
+class _State:
+    """The GL state the draw loop sets, remembered so unchanged state is not set again."""
+
+    def __init__(self, calls: GLCalls) -> None:
+        self.calls = calls
+        self.reset()
+
+    def reset(self) -> None:
+        self.values: dict[object, object] = {}
+
+    def set(self, key: object, value: object, apply) -> None:  # noqa: ANN001
+        if self.values.get(key, self) != value:
+            self.values[key] = value
+            apply(value)
+
+    def texture(self, unit: int, target: int, texture: int) -> None:
+        if self.values.get(("tex", unit)) != (target, texture):
+            self.values[("tex", unit)] = (target, texture)
+            self.calls.active_texture(GL.GL_TEXTURE0 + unit)
+            self.calls.bind_texture(target, texture)
+
+
 class Renderer:
     """``load(model)`` once, then ``draw(frame, camera, width, height)`` per picture."""
 
@@ -74,19 +100,15 @@ class Renderer:
         self.samples = samples
         self.lighting = lighting or Lighting()
         self.normal_maps = normal_maps
-        extra = {"NORMAL_MAPS": 1} if normal_maps else {}
-        self.surface = Program("mtoon.vert.glsl", "mtoon.frag.glsl", extra)
-        self.outline = Program("mtoon.vert.glsl", "mtoon.frag.glsl", {"OUTLINE": 1, **extra})
-        for program in (self.surface, self.outline):
-            program.use()
-            for name, unit in _SAMPLERS.items():
-                program.set_int(name, unit)
-            program.set_int("u_joint_tbo", _JOINT_UNIT)
-            program.set_int("u_morph_tbo", _MORPH_UNIT)
-        GL.glUseProgram(0)
+        self.calls = GLCalls()
+        self.programs = ProgramCache()
+        self.uniforms = UniformBuffers(self.calls)
+        self._state = _State(self.calls)
         self.gpu: GpuModel | None = None
+        self.materials: MaterialTable | None = None
         self.target: RenderTarget | None = None
         self._last_read: tuple[int, int, int] | None = None
+        self._variants: dict[tuple, object] = {}
 
     # -- model -------------------------------------------------------------------
     def load(self, model: VrmModel) -> None:
@@ -94,13 +116,16 @@ class Renderer:
         if self.gpu is not None:
             self.gpu.release()
         self.gpu = GpuModel(model, normal_maps=self.normal_maps)
+        self.materials = MaterialTable(model, [p.material for p in self.gpu.primitives])
+        self._variants.clear()
 
     # -- drawing -----------------------------------------------------------------
     def draw(self, frame: Frame, camera: Camera, width: int, height: int,
-             target_fbo: int | None = None, background=None) -> None:
+             target_fbo: int | None = None, background=None, flip_y: bool = False) -> None:
         """Draw one picture. ``target_fbo`` None draws into the renderer's own (MSAA)
         target, read back by ``read_rgba``; an int draws into that framebuffer (0 is
-        the default one; a Qt widget passes its ``defaultFramebufferObject()``)."""
+        the default one; a Qt widget passes its ``defaultFramebufferObject()``).
+        ``flip_y`` draws upside down, so that a read-back comes top row first."""
         if self.gpu is None:
             raise RuntimeError("Renderer.load(model) must come before draw()")
         if target_fbo is None:
@@ -111,19 +136,26 @@ class Renderer:
             fbo = self.target.draw_fbo
         else:
             fbo = target_fbo
+        self._state.reset()
         GL.glViewport(0, 0, width, height)
         GL.glDisable(GL.GL_FRAMEBUFFER_SRGB)  # the shaders encode sRGB themselves
         clear_framebuffer(fbo, _background(background))
         GL.glEnable(GL.GL_DEPTH_TEST)
         GL.glDepthFunc(GL.GL_LEQUAL)
         view = camera.view_matrix()
-        self._frame_uniforms(view, camera.projection_matrix(width / height), camera)
+        proj = camera.projection_matrix(width / height)
+        if flip_y:
+            proj = proj.copy()
+            proj[1] *= -1.0
+        self._frame_block(view, proj, camera)
         self.gpu.update_joints(frame.joint_matrices)
-        params: dict[int | None, MaterialParams] = {}
-        for prim in self._ordered(frame, view, params):
-            self._draw_primitive(frame, prim, params[prim.material], outline=False)
-            if params[prim.material].has_outline:
-                self._draw_primitive(frame, prim, params[prim.material], outline=True)
+        table = self.materials.update(frame)
+        self.uniforms.set_materials(table.records)
+        for index, prim in self._ordered(frame, view, table):
+            slot, params = table.slot(prim.material)
+            self._draw_primitive(frame, index, prim, slot, params, False, flip_y)
+            if params.has_outline:
+                self._draw_primitive(frame, index, prim, slot, params, True, flip_y)
         self._reset_state()
         if target_fbo is None:
             self.target.resolve()
@@ -148,34 +180,36 @@ class Renderer:
         pixels = read_framebuffer(fbo, width, height)
         return pixels if premultiplied else unpremultiply(pixels)
 
-    def _frame_uniforms(self, view: np.ndarray, proj: np.ndarray, camera: Camera) -> None:
+    def read_pixel(self, x: int = 0, y: int = 0) -> np.ndarray:
+        """One pixel (4 uint8, premultiplied RGBA) of the last picture, GL's row order
+        (y up). Waits for the picture to finish: a cheap way to time a frame."""
+        if self._last_read is None:
+            raise RuntimeError("nothing drawn yet")
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self._last_read[0])
+        GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
+        data = GL.glReadPixels(int(x), int(y), 1, 1, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE)
+        return np.frombuffer(data, np.uint8)[:4].copy()
+
+    def _frame_block(self, view: np.ndarray, proj: np.ndarray, camera: Camera) -> None:
         light = view[:3, :3].T @ np.asarray(self.lighting.direction, np.float32)
         light /= max(float(np.linalg.norm(light)), 1e-9)
-        for program in (self.surface, self.outline):
-            program.use()
-            program.set_mat4("u_view", view)
-            program.set_mat4("u_proj", proj)
-            program.set_vec("u_eye", camera.eye)
-            program.set_vec("u_light_dir", light)
-            program.set_vec("u_light_color", self.lighting.color)
-            program.set_vec("u_sky_color", self.lighting.sky)
-            program.set_vec("u_ground_color", self.lighting.ground)
-            program.set_float("u_toon_ambient", self.lighting.toon_ambient)
+        lighting = self.lighting
+        self.uniforms.set_frame(pack_frame(view, proj, camera.eye, light, lighting.color,
+                                           lighting.sky, lighting.ground, lighting.toon_ambient))
 
-    def _ordered(self, frame: Frame, view: np.ndarray, params: dict) -> list[GpuPrimitive]:
-        """Opaque, then mask, then blend (queue offset, then far to near)."""
+    def _ordered(self, frame: Frame, view: np.ndarray, table: MaterialTable):
+        """(index, primitive): opaque, then mask, then blend (queue offset, then far to
+        near); file order within a queue."""
         keyed = []
-        for prim in self.gpu.primitives:
-            if prim.material not in params:
-                params[prim.material] = material_params(self.gpu.model, prim.material, frame)
-            p = params[prim.material]
+        for index, prim in enumerate(self.gpu.primitives):
+            p = table.slot(prim.material)[1]
             depth = 0.0
             if p.alpha_mode == 2:
                 depth = float((view @ self._world_centroid(frame, prim))[2])
             keyed.append(((p.alpha_mode, p.render_queue_offset if p.alpha_mode == 2 else 0,
-                           depth), prim))
-        keyed.sort(key=lambda item: item[0])  # stable: file order within a queue
-        return [prim for _key, prim in keyed]
+                           depth), index, prim))
+        keyed.sort(key=lambda item: item[0])
+        return [(index, prim) for _key, index, prim in keyed]
 
     @staticmethod
     def _world_centroid(frame: Frame, prim: GpuPrimitive) -> np.ndarray:
@@ -185,79 +219,77 @@ class Renderer:
         blended = np.einsum("j,jab->ab", prim.joint_share[: len(matrices)], matrices)
         return blended @ prim.centroid
 
-    def _draw_primitive(self, frame: Frame, prim: GpuPrimitive, p: MaterialParams,
-                        outline: bool) -> None:
-        program = self.outline if outline else self.surface
-        program.use()
-        self._pipeline_state(frame, prim, p, outline)
-        program.set_mat4("u_model", frame.world[prim.node])
-        program.set_int("u_skinned", prim.skin is not None)
-        GL.glActiveTexture(GL.GL_TEXTURE0 + _JOINT_UNIT)
-        joint_tex = self.gpu.joints[prim.skin][1] if prim.skin is not None else self.gpu.empty_tbo
-        GL.glBindTexture(GL.GL_TEXTURE_BUFFER, joint_tex)
-        self._morph_uniforms(program, frame, prim)
-        self._material_uniforms(program, p, outline)
-        program.set_int("u_normal_map", prim.has_tangents and "normal" in p.textures)
-        program.set_float("u_normal_scale", p.normal_scale)
+    def _program(self, index: int, prim: GpuPrimitive, slot: int, params: MaterialParams,
+                 outline: bool):
+        cache_key = (index, outline, slot, self.materials.version(slot))
+        program = self._variants.get(cache_key)
+        if program is None:
+            key = variant_key(params, outline=outline, skinned=prim.skin is not None,
+                              morphs=prim.target_count > 0,
+                              normal_map=prim.has_tangents and self.normal_maps,
+                              vertex_color=prim.has_color)
+            program = self._variants[cache_key] = self.programs.get(key)
+        return program
+
+    def _draw_primitive(self, frame: Frame, index: int, prim: GpuPrimitive, slot: int,
+                        p: MaterialParams, outline: bool, flip_y: bool) -> None:
+        c, state = self.calls, self._state
+        program = self._program(index, prim, slot, p, outline)
+        state.set("program", program.id, c.use_program)
+        self._pipeline_state(frame, prim, p, outline, flip_y)
+        model = np.ascontiguousarray(frame.world[prim.node], np.float32)
+        c.uniform_matrix_4fv(program.loc_model, 1, 1, model.ctypes.data)
+        if prim.skin is not None:
+            state.texture(JOINT_UNIT, GL.GL_TEXTURE_BUFFER, self.gpu.joints[prim.skin][1])
+        if prim.target_count:
+            self._morph_uniforms(program, frame, prim)
+        self.uniforms.bind_material(slot)
+        for unit, name in enumerate(SLOTS):
+            ref = p.textures.get(name)
+            if ref is not None:
+                state.texture(unit, GL.GL_TEXTURE_2D,
+                              self.gpu.texture(ref.index, name in SRGB_SLOTS))
         if not prim.has_uv:
-            GL.glVertexAttrib2f(2, 0.0, 0.0)
+            c.vertex_attrib_2f(2, 0.0, 0.0)
         if not prim.has_color:
-            GL.glVertexAttrib4f(5, 1.0, 1.0, 1.0, 1.0)
-        GL.glBindVertexArray(prim.vao)
-        _raw_draw_elements(GL.GL_TRIANGLES, prim.index_count, GL.GL_UNSIGNED_INT,
-                           ctypes.c_void_p(0))
+            c.vertex_attrib_4f(5, 1.0, 1.0, 1.0, 1.0)
+        state.set("vao", prim.vao, c.bind_vertex_array)
+        c.draw_elements(GL.GL_TRIANGLES, prim.index_count, GL.GL_UNSIGNED_INT, None)
 
     def _pipeline_state(self, frame: Frame, prim: GpuPrimitive, p: MaterialParams,
-                        outline: bool) -> None:
+                        outline: bool, flip_y: bool) -> None:
+        c, state = self.calls, self._state
         if outline or not p.double_sided:
-            GL.glEnable(GL.GL_CULL_FACE)
-            GL.glCullFace(GL.GL_FRONT if outline else GL.GL_BACK)
+            state.set("cull", True, lambda _v: c.enable(GL.GL_CULL_FACE))
+            state.set("cull_face", GL.GL_FRONT if outline else GL.GL_BACK, c.cull_face)
         else:
-            GL.glDisable(GL.GL_CULL_FACE)
+            state.set("cull", False, lambda _v: c.disable(GL.GL_CULL_FACE))
         mirrored = prim.skin is None and np.linalg.det(frame.world[prim.node][:3, :3]) < 0
-        GL.glFrontFace(GL.GL_CW if mirrored else GL.GL_CCW)
+        state.set("front", GL.GL_CW if mirrored != flip_y else GL.GL_CCW, c.front_face)
         if p.alpha_mode == 2:
-            GL.glEnable(GL.GL_BLEND)
-            GL.glBlendFunc(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)
-            GL.glDepthMask(GL.GL_TRUE if p.zwrite else GL.GL_FALSE)
+            state.set("blend", True, lambda _v: (c.enable(GL.GL_BLEND),
+                                                 c.blend_func(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)))
+            state.set("depth_mask", GL.GL_TRUE if p.zwrite else GL.GL_FALSE, c.depth_mask)
         else:
-            GL.glDisable(GL.GL_BLEND)
-            GL.glDepthMask(GL.GL_TRUE)
+            state.set("blend", False, lambda _v: c.disable(GL.GL_BLEND))
+            state.set("depth_mask", GL.GL_TRUE, c.depth_mask)
 
-    def _morph_uniforms(self, program: Program, frame: Frame, prim: GpuPrimitive) -> None:
+    def _morph_uniforms(self, program, frame: Frame, prim: GpuPrimitive) -> None:  # noqa: ANN001
+        c = self.calls
+        count_loc, vertex_loc, stride_loc, index_loc, weight_loc = program.loc_morph
         count = 0
-        if prim.target_count and prim.mesh < len(frame.morph_weights):
+        if prim.mesh < len(frame.morph_weights):
             index, weight = active_morphs(frame.morph_weights[prim.mesh], prim.target_count)
             count = len(index)
-            program.set_int_array("u_morph_index", index)
-            program.set_float_array("u_morph_weight", weight)
-        program.set_int("u_morph_count", count)
-        program.set_int("u_vertex_count", prim.vertex_count)
-        program.set_int("u_morph_stride", prim.morph_stride)
-        GL.glActiveTexture(GL.GL_TEXTURE0 + _MORPH_UNIT)
-        GL.glBindTexture(GL.GL_TEXTURE_BUFFER, prim.morph_tex or self.gpu.empty_tbo)
+            if count:
+                c.uniform_1iv(index_loc, count, index.ctypes.data)
+                c.uniform_1fv(weight_loc, count, weight.ctypes.data)
+        c.uniform_1i(count_loc, count)
+        c.uniform_1i(vertex_loc, prim.vertex_count)
+        c.uniform_1i(stride_loc, prim.morph_stride)
+        self._state.texture(MORPH_UNIT, GL.GL_TEXTURE_BUFFER, prim.morph_tex or self.gpu.empty_tbo)
 
-    def _material_uniforms(self, program: Program, p: MaterialParams, outline: bool) -> None:
-        for name in ("shading", "alpha_mode", "outline_mode"):
-            program.set_int(f"u_{name}", getattr(p, name))
-        for name in ("alpha_cutoff", "shading_shift", "shading_toony", "shift_texture_scale",
-                     "gi_equalization", "rim_fresnel_power", "rim_lift", "rim_lighting_mix",
-                     "uv_rotation", "outline_width", "outline_lighting_mix"):
-            program.set_float(f"u_{name}", getattr(p, name))
-        for name in ("base_color", "shade_color", "emissive", "rim_color", "matcap_factor",
-                     "uv_scroll", "outline_color"):
-            program.set_vec(f"u_{name}", getattr(p, name))
-        program.set_mat3_array("u_uv", p.uv_matrices[: len(SLOTS) - 1])
-        if outline:
-            program.set_mat3_array("u_uv_outline", p.uv_matrices[-1:])
-        for unit, slot in enumerate(SLOTS):
-            ref = p.textures.get(slot)
-            GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
-            GL.glBindTexture(GL.GL_TEXTURE_2D,
-                             self.gpu.texture(ref.index if ref else None, slot in SRGB_SLOTS))
-
-    @staticmethod
-    def _reset_state() -> None:
+    def _reset_state(self) -> None:
         GL.glBindVertexArray(0)
         GL.glUseProgram(0)
         GL.glDepthMask(GL.GL_TRUE)
@@ -265,6 +297,7 @@ class Renderer:
         GL.glDisable(GL.GL_CULL_FACE)
         GL.glFrontFace(GL.GL_CCW)
         GL.glActiveTexture(GL.GL_TEXTURE0)
+        self._state.reset()
 
     # -- lifetime ----------------------------------------------------------------
     def release(self) -> None:
@@ -275,5 +308,6 @@ class Renderer:
         if self.target is not None:
             self.target.release()
             self.target = None
-        self.surface.release()
-        self.outline.release()
+        self.programs.release()
+        self.uniforms.release()
+        self._variants.clear()
