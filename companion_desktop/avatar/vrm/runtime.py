@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -76,6 +77,10 @@ class AvatarRuntime:
         self.time = 0.0
         self.changed = True
         self.trace: list[str] | None = None  # set to a list to record the stages run
+        #: set to a dict to get each stage's milliseconds in the last update (``frame``:
+        #: the world and joint matrices, the ``Frame`` and ``changed``)
+        self.timings: dict[str, float] | None = None
+        self._mark: tuple[str, float] | None = None
         self._last: Frame | None = None
         self._breath_idx: np.ndarray | None = None
 
@@ -158,9 +163,16 @@ class AvatarRuntime:
         self.springs.initialized = False
 
     # -- update ---------------------------------------------------------------------
-    def _stage(self, name: str) -> None:
-        if self.trace is not None:
+    def _stage(self, name: str | None) -> None:
+        """Enter stage ``name`` (None: the update is over)."""
+        if self.trace is not None and name is not None and name != "frame":
             self.trace.append(name)
+        if self.timings is not None:
+            now = time.perf_counter()
+            if self._mark is not None:
+                last, since = self._mark
+                self.timings[last] = self.timings.get(last, 0.0) + (now - since) * 1000.0
+            self._mark = (name, now) if name is not None else None
 
     def update(self, dt: float) -> Frame:
         """Advance ``dt`` seconds and return the posed frame."""
@@ -188,11 +200,13 @@ class AvatarRuntime:
         self._stage("spring")
         if self.springs_enabled:
             self.springs.update(pose, world, dt)
+        self._stage("frame")
         world = pose.world_matrices()
         frame = Frame(world.astype(np.float32), pose.joint_matrices(world), out.morph_weights,
                       out.material_colors, out.texture_transforms, time=self.time)
         self.changed = self._differs(frame)
         self._last = frame
+        self._stage(None)
         return frame
 
     def _breathe(self) -> None:
