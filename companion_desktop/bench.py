@@ -100,8 +100,10 @@ def bench_turns(turns: int = 200, report: Callable[[str], None] = print) -> dict
 def _avatar_models() -> list[tuple[str, Path]]:
     from companion_desktop.resources import default_avatar_path
 
+    from companion_desktop.bench_peer import shared_dir
+
     models = [("Hana (default)", default_avatar_path())]
-    godette = Path(__file__).resolve().parents[2] / "shared" / "assets" / "vrm0" / "Godette_vrm_v4.vrm"
+    godette = shared_dir() / "assets" / "vrm0" / "Godette_vrm_v4.vrm"
     models.append(("Godette", godette))
     return [(name, path) for name, path in models if path.is_file()]
 
@@ -169,52 +171,6 @@ def bench_avatar_frame(path: Path, frames: int = 20, report: Callable[[str], Non
                 times.append((time.perf_counter() - t0) * 1000)
         report(f"  full frame 512x768 (update + draw + readback, {samples}x MSAA): "
                f"p50 {statistics.median(times):.1f} ms, p95 {percentile(times, 95):.1f} ms")
-
-
-def bench_overlay_idle(path: Path, seconds: float = 5.0, report: Callable[[str], None] = print) -> None:
-    """CPU share of the overlay idling at 30 fps (needs a display: Xvfb is fine)."""
-    import os
-
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        report("  overlay idle CPU: skipped (no display; run under Xvfb to measure)")
-        return
-    from PySide6.QtCore import QEventLoop, QTimer
-    from PySide6.QtGui import QSurfaceFormat
-    from PySide6.QtWidgets import QApplication
-
-    from companion_desktop.ui.avatar_host import AvatarHost
-    from companion_desktop.ui.avatar_view import gl_format
-    from companion_desktop.ui.overlay import OverlayWindow
-
-    from companion_desktop.app import SOFTWARE_IDLE_FPS, _software_gl
-    from companion_desktop.ui import avatar_host
-
-    QSurfaceFormat.setDefaultFormat(gl_format())
-    app = QApplication.instance() or QApplication([])
-    software = _software_gl()
-    if software:  # the app's own settings on software GL
-        QSurfaceFormat.setDefaultFormat(gl_format(samples=0))
-        avatar_host.IDLE_FPS = SOFTWARE_IDLE_FPS
-    host = AvatarHost(fps=30, seed=0)
-    host.load_now(path)
-    overlay = OverlayWindow(host)
-    overlay.show()
-
-    def spin(duration: float) -> None:
-        loop = QEventLoop()
-        QTimer.singleShot(int(duration * 1000), loop.quit)
-        loop.exec()
-
-    spin(2.0)  # warm up: upload, first frames
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    spin(seconds)
-    cpu = time.process_time() - cpu0
-    wall = time.perf_counter() - wall0
-    overlay.close()
-    app.processEvents()
-    kind = "software GL (llvmpipe): drawing is CPU work here" if software else "hardware GL"
-    report(f"  overlay idle (cap 30 fps, idle {avatar_host.IDLE_FPS} fps) for {seconds:.0f} s: "
-           f"{100 * cpu / wall:.0f}% of one core, all threads; {kind}")
 
 
 def bench_animation(path: Path, frames: int = 600, report: Callable[[str], None] = print) -> None:
@@ -304,18 +260,54 @@ def bench_memory(report: Callable[[str], None] = print) -> None:
     report(f"  backfill: {count} facts in {elapsed:.2f} s = {count / elapsed:.0f} facts/s (batches of 32)")
 
 
-def run_bench(turns: int = 200) -> int:
-    print("companion-desktop bench: figures only; timing never fails anything")
-    bench_turns(turns)
-    print("memory:")
-    bench_memory()
-    from companion_desktop.bench_media import run_media_bench
-
-    run_media_bench()
+def _avatar_section() -> None:
     for name, path in _avatar_models():
         print(f"avatar: {name}")
         bench_avatar_update(path)
         bench_animation(path)
         bench_avatar_frame(path)
-        bench_overlay_idle(path)
+
+
+#: ``bench --only`` choices, in the order a full run prints them.
+SECTIONS = ("turns", "memory", "media", "avatar", "peer", "cost")
+
+
+def parse_sections(only: list[str] | None) -> list[str]:
+    """``--only`` values (repeatable, comma-separated) as sections in run order; raises
+    ``CliError`` naming the choices for an unknown one."""
+    from companion_desktop.cli import CliError
+
+    if not only:
+        return list(SECTIONS)
+    asked = {part.strip().lower() for item in only for part in item.split(",") if part.strip()}
+    unknown = sorted(asked - set(SECTIONS))
+    if unknown or not asked:
+        named = ", ".join(map(repr, unknown)) or "(none given)"
+        raise CliError(f"bench --only: unknown section {named}; choose from {', '.join(SECTIONS)}")
+    return [name for name in SECTIONS if name in asked]
+
+
+def run_bench(turns: int = 200, only: list[str] | None = None, peer_install: bool = False) -> int:
+    sections = parse_sections(only)
+    print("companion-desktop bench: figures only; timing never fails anything")
+    for section in sections:
+        if section == "turns":
+            bench_turns(turns)
+        elif section == "memory":
+            print("memory:")
+            bench_memory()
+        elif section == "media":
+            from companion_desktop.bench_media import run_media_bench
+
+            run_media_bench()
+        elif section == "avatar":
+            _avatar_section()
+        elif section == "peer":
+            from companion_desktop.bench_peer import run_peer_bench
+
+            run_peer_bench(install=peer_install)
+        elif section == "cost":
+            from companion_desktop.bench_cost import run_cost_bench
+
+            run_cost_bench()
     return 0

@@ -65,6 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="print benchmark figures (never fails on timing)")
     bench.add_argument("--turns", type=int, default=200, help="turns to time (default 200)")
+    bench.add_argument("--only", action="append", metavar="SECTION",
+                       help="run only these sections (repeatable or comma-separated): turns, "
+                            "memory, media, avatar, peer (our renderer beside three-vrm), cost "
+                            "(the app's CPU, memory and frames; a local model beside her)")
+    bench.add_argument("--peer-install", action="store_true",
+                       help="copy the three-vrm harness to the user cache and run npm there "
+                            "(once; the peer section uses it afterwards)")
 
     from companion_desktop.avatar_cli import add_parser as add_avatar_parser
 

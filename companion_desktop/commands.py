@@ -92,7 +92,7 @@ def cmd_chat(args: argparse.Namespace, now: datetime) -> int:
 def cmd_bench(args: argparse.Namespace, now: datetime) -> int:
     from companion_desktop.bench import run_bench
 
-    return run_bench(max(1, args.turns))
+    return run_bench(max(1, args.turns), args.only, args.peer_install)
 
 
 def cmd_avatar(args: argparse.Namespace, now: datetime) -> int:

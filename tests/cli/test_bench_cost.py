@@ -1,0 +1,118 @@
+"""The cost and peer figures of ``companion-desktop bench``: the parts that measure, not the
+timings (the synthetic model's wire format, /proc accounting, the frame-stats reader, the
+three-vrm output reader, ``--only``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from companion_desktop.bench import SECTIONS, parse_sections
+from companion_desktop.bench_cost import FrameStats, bench_app_idle, cpu_seconds, rss_mb
+from companion_desktop.bench_peer import parse_peer_output
+from companion_desktop.bench_tokens import TokenServer, sse_contents, stream_tokens
+from companion_desktop.cli import CliError
+
+
+def test_synthetic_model_streams_openai_sse_with_the_asked_token_count():
+    with TokenServer(lifetime=30, size=16, matmuls=2) as server:
+        body = {"model": "x", "stream": True, "max_tokens": 7, "messages": [{"role": "user", "content": "hi"}]}
+        reply = httpx.post(f"{server.url}/v1/chat/completions", json=body, timeout=10)
+        assert reply.status_code == 200
+        assert reply.headers["content-type"].startswith("text/event-stream")
+        events = [line[len("data: "):] for line in reply.text.splitlines() if line.startswith("data: ")]
+        assert events[-1] == "[DONE]"
+        chunks = [json.loads(event) for event in events[:-1]]
+        assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+        contents = [c["choices"][0]["delta"].get("content") for c in chunks]
+        assert [text for text in contents if text] == [f" t{i}" for i in range(7)]
+        assert chunks[-1]["choices"][0]["finish_reason"] == "length"
+        run = stream_tokens(server.url, 25)
+        assert run.tokens == 25 and run.seconds > 0 and run.rate > 0
+        assert httpx.post(f"{server.url}/v1/other", json={}, timeout=5).status_code == 404
+    assert server.proc.returncode is not None  # it stopped with us
+
+
+def test_sse_reader_counts_content_and_stops_at_done():
+    def chunk(content):  # noqa: ANN001, ANN202
+        return "data: " + json.dumps({"choices": [{"delta": {"content": content} if content else {}}]})
+
+    lines = [": keep-alive", "", chunk("a"), "event: ping", chunk(None), "data: {not json",
+             chunk("b"), "data: [DONE]", chunk("after")]
+    assert list(sse_contents(lines)) == ["a", "b"]
+
+
+_BURNER = """
+import sys, time
+while time.process_time() < 0.5:
+    pass
+print("burnt", flush=True)
+time.sleep(30)
+"""
+
+
+def test_proc_cpu_of_a_child_that_burns_half_a_second():
+    t0 = time.monotonic()
+    child = subprocess.Popen([sys.executable, "-c", _BURNER], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "burnt"
+        used = cpu_seconds(child.pid)
+        assert 0.45 <= used <= time.monotonic() - t0 + 0.05
+        time.sleep(0.3)  # asleep now: no more CPU
+        assert cpu_seconds(child.pid) - used < 0.05
+        assert 1 < rss_mb(child.pid) < 500
+    finally:
+        child.kill()
+        child.wait(5)
+
+
+def test_frame_stats_give_distinct_frames_a_second(tmp_path: Path):
+    path = tmp_path / "frames.jsonl"
+    lines = [{"event": "window_shown", "time": 100.4}]
+    lines += [{"event": "frames", "time": 101.0 + s, "pictures": 10 + 24 * s, "views": 2} for s in range(6)]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + '\n{"event": "fra', encoding="utf-8")
+    stats = FrameStats.read(path)
+    assert stats.shown == 100.4
+    assert len(stats.frames) == 6
+    assert stats.distinct_fps(101.5, 106.0) == pytest.approx(24.0)
+    assert stats.views(101.5, 106.0) == 2
+    assert stats.distinct_fps(101.5, 102.5) is None  # one report is no rate
+    assert FrameStats.read(tmp_path / "missing.jsonl").shown is None
+
+
+def test_idle_app_figure_is_skipped_without_a_display(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    lines: list[str] = []
+    bench_app_idle(lines.append, seconds=1)
+    assert lines == ["  idle app: skipped (no display; `scripts/run.sh bench --only cost` starts a virtual one)"]
+
+
+def test_peer_output_reader_takes_the_figures_line():
+    out = "\n".join(["[bench] noise", json.dumps({"model": "x", "error": "boom"}),
+                     json.dumps({"fps": 70.1, "update_ms_mean": 0.25, "render_ms_mean": 13.6})])
+    assert parse_peer_output(out)["fps"] == 70.1
+    assert parse_peer_output('{"model": "x", "error": "boom"}\nnot json') is None
+
+
+def test_only_sections():
+    assert parse_sections(None) == list(SECTIONS)
+    assert parse_sections(["cost,turns", "PEER"]) == ["turns", "peer", "cost"]
+    with pytest.raises(CliError, match="unknown section 'nope'; choose from turns, memory"):
+        parse_sections(["turns,nope"])
+
+
+def test_bench_only_rejects_an_unknown_section_on_the_command_line():
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.run([sys.executable, "-m", "companion_desktop", "bench", "--only", "gpu"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "bench --only: unknown section 'gpu'; choose from turns, memory, media, avatar, peer, cost" in proc.stderr
