@@ -12,7 +12,9 @@ so a bone's world rotation becomes ``Q_ancestors * q * rest_world``: the same ro
 looks the same on any model, whatever the rest orientation of its bones. The hips get a
 translation offset in the same world-aligned space (metres).
 
-World matrices are computed level by level (all nodes of one depth in one batched matmul).
+World matrices are computed by pointer doubling: every node's matrix is multiplied by the
+matrix of its ancestor 1, 2, 4, ... levels up, so a tree of depth D takes ceil(log2(D + 2))
+batched products over all nodes (tables of those ancestors are built at load).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class Skeleton:
         self.root = rotation_y(model.root_rotation_y).astype(np.float64)
         self.root_quat = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), model.root_rotation_y)
         self.levels = _levels(self.parents)
+        self.jumps = _jumps(self.parents)
         self.rest_world_rotation = self._rest_world_rotations()
         self.rest_world = world_from_locals(self, local_matrices(
             self.rest_translation, self.rest_rotation, self.rest_scale))
@@ -51,6 +54,9 @@ class Skeleton:
              for p in self.parents[self.bone_nodes]], np.float64).reshape(-1, 4)
         self.bone_parent_rot = parent_rot
         self.bone_parent_rot_inv = quat.conjugate(parent_rot)
+        # raw_local = P^-1 * q * (P * rest_local) is linear in q: one 4x4 map per bone
+        self.bone_maps = quat.sandwich_maps(
+            self.bone_parent_rot_inv, quat.multiply(parent_rot, self.rest_rotation[self.bone_nodes]))
         self.hips = model.humanoid.get("hips")
         self.hips_parent_world_inv = np.eye(4)
         if self.hips is not None and 0 <= self.hips < self.count:
@@ -61,6 +67,10 @@ class Skeleton:
             self.hips = None
         self.skins = [(np.asarray(s.joints, np.int64), np.asarray(s.inverse_bind, np.float64))
                       for s in model.skins]
+        self.hips_target = np.zeros(4)
+        self.hips_target[3] = 1.0
+        if self.hips is not None:
+            self.hips_target[:3] = self.rest_world[self.hips, :3, 3]
 
     def _rest_world_rotations(self) -> np.ndarray:
         out = np.empty_like(self.rest_rotation)
@@ -90,24 +100,48 @@ def _levels(parents: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     return levels
 
 
-def local_matrices(t: np.ndarray, r: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """(n, 4, 4) local matrices from translations, quaternions and scales."""
-    m = np.zeros((len(t), 4, 4), np.float64)
-    m[:, :3, :3] = quat.to_matrix(r) * s[:, None, :]
-    m[:, :3, 3] = t
-    m[:, 3, 3] = 1.0
-    return m
+def _jumps(parents: np.ndarray) -> list[np.ndarray]:
+    """Ancestor tables for pointer doubling over ``n + 2`` rows: the nodes, then ``n`` (the
+    root rotation, parent of every root) and ``n + 1`` (the identity, its own parent).
+    Table k holds each row's ancestor ``2^k`` steps up (stopping at ``n + 1``)."""
+    n = len(parents)
+    up = np.append(np.where(parents >= 0, parents, n), [n + 1, n + 1]).astype(np.intp)
+    jumps = []
+    for _ in range(n + 2):
+        if np.all(up == n + 1):
+            break
+        jumps.append(up)
+        up = up[up]
+    return jumps
+
+
+def local_matrices(t: np.ndarray, r: np.ndarray, s: np.ndarray,
+                   out: np.ndarray | None = None) -> np.ndarray:
+    """(n, 4, 4) local matrices from translations, quaternions and scales; ``out`` (at
+    least n rows, bottom rows already (0, 0, 0, 1)) is filled and returned when given."""
+    n = len(t)
+    if out is None:
+        out = np.zeros((n, 4, 4), np.float64)
+        out[:, 3, 3] = 1.0
+    np.multiply(quat.to_matrix(r), s[:, None, :], out=out[:n, :3, :3])
+    out[:n, :3, 3] = t
+    return out
 
 
 def world_from_locals(skeleton: Skeleton, locals_: np.ndarray) -> np.ndarray:
-    """(n, 4, 4) world matrices, the root rotation on top, one batched matmul per depth."""
-    world = np.empty_like(locals_)
-    for depth, (nodes, parents) in enumerate(skeleton.levels):
-        if depth == 0:  # depth 0 holds exactly the nodes without a parent
-            world[nodes] = skeleton.root @ locals_[nodes]
-        else:
-            world[nodes] = world[parents] @ locals_[nodes]
-    return world
+    """(n, 4, 4) world matrices, the root rotation on top (pointer doubling, see the module
+    docstring). ``locals_`` may hold two spare rows (n + 2 in all) that this overwrites."""
+    n = skeleton.count
+    if len(locals_) == n + 2:
+        rows = locals_
+    else:
+        rows = np.empty((n + 2, 4, 4))
+        rows[:n] = locals_
+    rows[n] = skeleton.root
+    rows[n + 1] = np.eye(4)
+    for up in skeleton.jumps:
+        rows = np.matmul(np.take(rows, up, axis=0), rows)
+    return rows[:n]
 
 
 class Pose:
@@ -118,6 +152,8 @@ class Pose:
         self.skeleton = skeleton or Skeleton(model)
         self.normalized = quat.identity(len(self.skeleton.bones))
         self.hips_offset = np.zeros(3)
+        self._rows = np.zeros((self.skeleton.count + 2, 4, 4))
+        self._rows[:, 3, 3] = 1.0
         self.reset()
 
     # -- raw pose -------------------------------------------------------------------
@@ -161,17 +197,17 @@ class Pose:
         """Write normalized rotations (and the hips offset) into the raw local pose."""
         sk = self.skeleton
         if bones is None:
-            idx = np.arange(len(sk.bones))
+            idx: np.ndarray | slice = slice(None)
+            count = len(sk.bones)
         else:
             idx = np.array([sk.bone_index[b] for b in bones if b in sk.bone_index], np.int64)
-        if len(idx):
-            nodes = sk.bone_nodes[idx]
-            conj = quat.multiply(quat.multiply(sk.bone_parent_rot_inv[idx], self.normalized[idx]),
-                                 sk.bone_parent_rot[idx])
-            self.rotation[nodes] = quat.multiply(conj, sk.rest_rotation[nodes])
+            count = len(idx)
+        if count:
+            self.rotation[sk.bone_nodes[idx]] = np.matmul(
+                sk.bone_maps[idx], self.normalized[idx][:, :, None])[:, :, 0]
         if sk.hips is not None and (bones is None or "hips" in bones):
-            rest = sk.rest_world[sk.hips, :3, 3]
-            target = np.append(rest + self.hips_offset, 1.0)
+            target = sk.hips_target.copy()
+            target[:3] += self.hips_offset
             self.translation[sk.hips] = (sk.hips_parent_world_inv @ target)[:3]
 
     # -- matrices -------------------------------------------------------------------
@@ -179,8 +215,9 @@ class Pose:
         return local_matrices(self.translation, self.rotation, self.scale)
 
     def world_matrices(self) -> np.ndarray:
-        """(nodes, 4, 4) float64 world matrices of the current raw pose."""
-        return world_from_locals(self.skeleton, self.local_matrices())
+        """(nodes, 4, 4) float64 world matrices of the current raw pose (a new array)."""
+        rows = local_matrices(self.translation, self.rotation, self.scale, out=self._rows)
+        return world_from_locals(self.skeleton, rows)
 
     def joint_matrices(self, world: np.ndarray) -> list[np.ndarray]:
         """Per skin: (joints, 4, 4) float32 ``world[joint] @ inverse_bind``."""

@@ -54,6 +54,7 @@ def _matrix_table() -> np.ndarray:
 
 _PRODUCT = _product_table()
 _MATRIX = _matrix_table()
+_MATRIX_N2 = np.concatenate([_MATRIX, np.eye(4).reshape(16, 1)], axis=1)  # + |q|^2
 
 
 def multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -62,6 +63,14 @@ def multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b = np.asarray(b, np.float64)
     outer = a[..., :, None] * b[..., None, :]
     return outer.reshape(outer.shape[:-2] + (16,)) @ _PRODUCT
+
+
+def sandwich_maps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(..., 4, 4) matrices M with ``M @ q == a * q * b`` (the product is linear in q)."""
+    table = _PRODUCT.reshape(4, 4, 4)
+    left = np.einsum("ijk,...i->...kj", table, np.asarray(a, np.float64))
+    right = np.einsum("ijk,...j->...ki", table, np.asarray(b, np.float64))
+    return right @ left
 
 
 def conjugate(q: np.ndarray) -> np.ndarray:
@@ -107,9 +116,11 @@ def to_matrix(q: np.ndarray) -> np.ndarray:
     """Rotation matrices ``(..., 3, 3)`` of quaternions (normalized here; zero: identity)."""
     q = np.asarray(q, np.float64)
     outer = q[..., :, None] * q[..., None, :]
-    n2 = np.sum(q * q, axis=-1)[..., None]
-    flat = outer.reshape(outer.shape[:-2] + (16,)) @ _MATRIX
-    flat = np.where(n2 < _EPS, _IDENTITY_FLAT, flat / np.where(n2 < _EPS, 1.0, n2))
+    flat = outer.reshape(outer.shape[:-2] + (16,)) @ _MATRIX_N2  # 9 entries, then |q|^2
+    n2 = flat[..., 9:]
+    if n2.size and n2.min() >= _EPS:
+        return (flat[..., :9] / n2).reshape(q.shape[:-1] + (3, 3))
+    flat = np.where(n2 < _EPS, _IDENTITY_FLAT, flat[..., :9] / np.where(n2 < _EPS, 1.0, n2))
     return flat.reshape(q.shape[:-1] + (3, 3))
 
 

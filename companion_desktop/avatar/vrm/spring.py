@@ -91,6 +91,9 @@ class SpringSimulator:
         self.parent_nodes = sk.parents[self.nodes]
         self.anchor = anchor
         self._anchor_node = np.where(anchor >= 0, self.nodes[np.maximum(anchor, 0)], -2)
+        self._parent_rows = np.maximum(self.parent_nodes, 0)
+        self._root_rows = np.nonzero(self.parent_nodes < 0)[0]
+        self._indirect = np.nonzero((anchor >= 0) & (self.parent_nodes != self._anchor_node))[0]
         self._levels = build_levels(anchor, depth[order], self.parent_nodes, self.nodes,
                                     self.mask, self.center)
         self.levels = [lv.index for lv in self._levels]
@@ -147,18 +150,19 @@ class SpringSimulator:
     # -- per frame -------------------------------------------------------------------
     def _frame_inputs(self, world: np.ndarray) -> None:
         sk = self.skeleton
-        parents = self.parent_nodes
-        self._static_parent = np.where((parents < 0)[:, None, None], sk.root,
-                                       world[np.maximum(parents, 0)])
+        self._static_parent = np.take(world, self._parent_rows, axis=0)
+        if len(self._root_rows):
+            self._static_parent[self._root_rows] = sk.root
         self._rel = None
-        indirect = np.nonzero((self.anchor >= 0) & (parents != self._anchor_node))[0]
+        indirect = self._indirect
         if len(indirect):
             self._rel = np.tile(np.eye(4), (self.count, 1, 1))
-            anchor_world = world[self._anchor_node[indirect]]
+            anchor_world = np.take(world, self._anchor_node[indirect], axis=0)
             self._rel[indirect] = np.linalg.inv(anchor_world) @ self._static_parent[indirect]
         # world bone length: rotations do not change it, so the frame's pose gives it
-        basis = world[self.nodes][:, :3, :3]
-        self._length = np.sqrt(np.sum(np.einsum("jab,jb->ja", basis, self.child) ** 2, axis=-1))
+        basis = np.take(world, self.nodes, axis=0)[:, :3, :3]
+        bone = np.einsum("jab,jb->ja", basis, self.child)
+        self._length = np.sqrt(np.einsum("ja,ja->j", bone, bone))
         self._has_center = bool(np.any(self.center >= 0))
         if self._has_center:
             self._c2w = np.where((self.center < 0)[:, None, None], np.eye(4),
@@ -172,7 +176,7 @@ class SpringSimulator:
         self._gravity_step = self._gravity_c * self.step
         self._cols = None
         if self.colliders:
-            m = world[self._col_nodes]
+            m = np.take(world, self._col_nodes, axis=0)
             self._cols = ColliderFrame(_apply(m, self._col_offset), _apply(m, self._col_end),
                                        self._col_radius)
         self._fixed = {i: self._geometry(lv, self._static_parent[lv.sl])
@@ -181,7 +185,7 @@ class SpringSimulator:
     def _parent_world(self, lv: Level, joint_world: np.ndarray) -> np.ndarray:
         """(rows, 4, 4) parent frames of a level: the anchor joints' world, else static."""
         if lv.all_anchored:
-            parent = joint_world[lv.anchor]
+            parent = np.take(joint_world, lv.anchor, axis=0)
         else:
             parent = self._static_parent[lv.sl].copy()
             if not lv.none_anchored:
@@ -191,11 +195,18 @@ class SpringSimulator:
         return parent
 
     def _geometry(self, lv: Level, parent: np.ndarray) -> tuple[np.ndarray, ...]:
-        """``(parent, head, rest axis (world), rest basis, 1 / basis column norms^2)``."""
-        head_axis = parent @ self._head_axis[lv.sl]
-        rest3 = parent[:, :3, :3] @ self._rest_basis[lv.sl]
+        """``(parent, head, rest axis (world, or center space), rest basis, 1 / basis column
+        norms^2, the axis scaled to unit length, stiffness pull + gravity of one step)``."""
+        sl = lv.sl
+        head_axis = parent @ self._head_axis[sl]
+        rest3 = parent[:, :3, :3] @ self._rest_basis[sl]
         inv_sq = 1.0 / np.einsum("jab,jab->jb", rest3, rest3)
-        return parent, head_axis[:, :3, 0], head_axis[:, :3, 1], rest3, inv_sq
+        axis_w = head_axis[:, :3, 1]
+        if lv.center:
+            axis_w = np.einsum("jab,jb->ja", self._w2c[sl, :3, :3], axis_w)
+        unit = axis_w / np.maximum(np.sqrt(np.einsum("ja,ja->j", axis_w, axis_w)), 1e-12)[:, None]
+        push = unit * self._stiffness_step(self.step)[sl][:, None] + self._gravity_step[sl]
+        return parent, head_axis[:, :3, 0], axis_w, rest3, inv_sq, unit, push
 
     def reset(self, world: np.ndarray) -> None:
         """Put every tail at rest relative to the current pose (no motion)."""
@@ -243,24 +254,25 @@ class SpringSimulator:
         return self._stiff_step[1]
 
     def _step(self, dt: float) -> None:
-        stiff = self._stiffness_step(dt)
-        gravity = self._gravity_step if dt == self.step else self._gravity_c * dt
+        fixed_dt = dt == self.step
         for i, lv in enumerate(self._levels):
             sl = lv.sl
             geometry = self._fixed.get(i)
             if geometry is None:
                 geometry = self._geometry(lv, self._parent_world(lv, self._world))
-            parent, head, axis_w, rest3, inv_sq = geometry
-            if lv.center:
-                axis_w = np.einsum("jab,jb->ja", self._w2c[sl, :3, :3], axis_w)
+            parent, head, _axis, rest3, inv_sq, unit, push = geometry
+            if not fixed_dt:
+                push = unit * self._stiffness_step(dt)[sl][:, None] + self._gravity_c[sl] * dt
             tail, prev = self.tail[sl], self.prev_tail[sl]
-            pull = stiff[sl] / np.maximum(np.sqrt(_dot(axis_w, axis_w)), 1e-12)
-            nxt = tail + (tail - prev) * self._inertia[sl] + axis_w * pull[:, None] + gravity[sl]
+            nxt = tail + (tail - prev) * self._inertia[sl]
+            nxt += push
             if lv.center:
                 nxt = _apply(self._c2w[sl], nxt)
             d = nxt - head
             length = self._length[sl]
-            nxt = head + d * (length / np.maximum(np.sqrt(_dot(d, d)), 1e-12))[:, None]
+            d *= (length / np.maximum(np.sqrt(np.einsum("ja,ja->j", d, d)), 1e-12))[:, None]
+            nxt = d
+            nxt += head
             if lv.colliders:
                 nxt = collide_level(self._cols, nxt, head, length, self.hit_radius[sl],
                                     lv.reach_sq, self.mask[sl], self.orders[sl])
@@ -275,7 +287,7 @@ class SpringSimulator:
         # rest bone space direction: M^-1 = diag(1/s^2) M^T for M = R diag(s)
         local = np.einsum("jba,jb->ja", rest3, nxt - head) * inv_sq
         size = np.sqrt(_dot(local, local))
-        q = (self._turn_p[sl] @ local[:, :, None])[:, :, 0]
+        q = np.einsum("jab,jb->ja", self._turn_p[sl], local)
         q[:, 3] += np.maximum(size, 1e-12)
         opposite = q[:, 3] < 1e-8 * size
         if opposite.any():
