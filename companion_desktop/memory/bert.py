@@ -134,8 +134,8 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
 class BertEncoder:
     """The encoder of a BERT model; ``__call__`` gives the last hidden states.
 
-    Weights are float32 and pre-arranged for ``x @ W`` (query, key and value fused into
-    one ``(hidden, 3 * hidden)`` matrix per layer).
+    Weights are float32 views for ``x @ W`` (query, key and value fused into one
+    ``(hidden, 3 * hidden)`` matrix per layer); the pooler head is dropped.
     """
 
     def __init__(self, weights: dict[str, np.ndarray], config: BertConfig):
@@ -225,24 +225,20 @@ def _getter(weights: dict[str, np.ndarray]):
 
 
 def _layer_weights(get, p: str) -> dict[str, np.ndarray]:
-    """One layer's weights; torch ``Linear`` stores ``(out, in)``, so each is transposed."""
+    """One layer's weights. torch ``Linear`` stores ``(out, in)``: each is kept as is and
+    used through its transpose (a view; BLAS reads it without a copy)."""
     att = p + "attention."
-
-    def t(name: str) -> np.ndarray:
-        return np.ascontiguousarray(get(name).T)
-
+    qkv = [att + f"self.{n}." for n in ("query", "key", "value")]
     return {
-        "qkv": np.concatenate(
-            [t(att + f"self.{n}.weight") for n in ("query", "key", "value")], axis=1
-        ),
-        "qkv_b": np.concatenate([get(att + f"self.{n}.bias") for n in ("query", "key", "value")]),
-        "out": t(att + "output.dense.weight"),
+        "qkv": np.concatenate([get(n + "weight") for n in qkv]).T,
+        "qkv_b": np.concatenate([get(n + "bias") for n in qkv]),
+        "out": get(att + "output.dense.weight").T,
         "out_b": get(att + "output.dense.bias"),
         "norm1": get(att + "output.LayerNorm.weight"),
         "norm1_b": get(att + "output.LayerNorm.bias"),
-        "up": t(p + "intermediate.dense.weight"),
+        "up": get(p + "intermediate.dense.weight").T,
         "up_b": get(p + "intermediate.dense.bias"),
-        "down": t(p + "output.dense.weight"),
+        "down": get(p + "output.dense.weight").T,
         "down_b": get(p + "output.dense.bias"),
         "norm2": get(p + "output.LayerNorm.weight"),
         "norm2_b": get(p + "output.LayerNorm.bias"),

@@ -14,6 +14,7 @@ sentence-transformers backend instead (None when this one can read it).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from dataclasses import dataclass
@@ -153,11 +154,35 @@ def _load_tokenizer(plan: FolderPlan):
     return tok
 
 
+def _blas_limiter(threads: int | None):
+    """A context-manager factory that caps numpy's BLAS threads at ``threads`` while it is
+    open (``threadpoolctl``, when installed; otherwise, or for None, a no-op)."""
+    if threads is None:
+        return contextlib.nullcontext
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return contextlib.nullcontext
+    controller = ThreadpoolController()
+    return lambda: controller.limit(limits=threads, user_api="blas")
+
+
 class NumpyEmbedder:
     """An ``Embedder`` that runs a BERT sentence-transformers folder in numpy (CPU,
-    batched, thread-safe). Vectors match sentence-transformers to cosine >= 0.9999."""
+    batched, thread-safe). Vectors match sentence-transformers to cosine >= 0.9999.
 
-    def __init__(self, path: Path, model_name: str, batch_size: int = ENCODE_BATCH):
+    ``blas_threads``: BLAS threads while embedding (default 1: the cores are shared with
+    the user's local model, and a multi-threaded BLAS slows down sharply on a busy CPU);
+    None leaves numpy's setting alone.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        model_name: str,
+        batch_size: int = ENCODE_BATCH,
+        blas_threads: int | None = 1,
+    ):
         plan = plan_folder(Path(path))
         self.plan = plan
         self.model_name = model_name
@@ -165,6 +190,7 @@ class NumpyEmbedder:
         self.batch_size = batch_size
         self.tokenizer = _load_tokenizer(plan)
         self.encoder = BertEncoder.from_folder(plan.transformer, plan.config)
+        self._limit_blas = _blas_limiter(blas_threads)
         self._lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -177,7 +203,7 @@ class NumpyEmbedder:
         if not texts:
             return out
         clean = [t if isinstance(t, str) else "" for t in texts]
-        with self._lock:
+        with self._lock, self._limit_blas():
             encodings = self.tokenizer.encode_batch(clean)
             order = sorted(range(len(clean)), key=lambda i: -len(encodings[i].ids))
             for start in range(0, len(order), self.batch_size):
