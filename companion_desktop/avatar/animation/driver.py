@@ -80,6 +80,7 @@ class AnimationDriver:
         self._map = np.zeros(len(BONES), np.int64)
         self._has = np.zeros(len(BONES), bool)
         self.last_pose: DensePose | None = None
+        self._rows: tuple[bytes, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def bind(self, runtime: object) -> None:
         """Send emote expressions to ``runtime.set_emote`` and clip gaze to
@@ -92,6 +93,7 @@ class AnimationDriver:
         self._skeleton = sk
         self._map = np.array([sk.bone_index.get(b, -1) for b in BONES], np.int64)
         self._has = self._map >= 0
+        self._rows = None
         if sk.hips is not None:
             self.mixer.target_hips_height = float(sk.rest_world[sk.hips, 1, 3])
 
@@ -103,16 +105,27 @@ class AnimationDriver:
         if dense is None:
             relaxed_pose(pose, dt, time)
         else:
-            rest = self._has & self.mixer.rest_mask & ~dense.mask
-            pose.normalized[self._map[rest]] = self.mixer.rest[rest]
-            chosen = dense.mask & self._has
-            pose.normalized[self._map[chosen]] = dense.rotations[chosen]
+            _key, rest_rows, rest_values, rows, chosen = self._rows_for(dense.mask)
+            pose.normalized[rest_rows] = rest_values
+            pose.normalized[rows] = np.take(dense.rotations, chosen, axis=0)
             if dense.hips_offset is not None:
                 pose.set_hips_offset(dense.hips_offset)
         self._feed_expressions(dense)
         if self.set_gaze is not None:
             gaze = self.mixer.gaze if dense is not None else None
             self.set_gaze((gaze.yaw, gaze.pitch) if gaze else None, gaze.weight if gaze else 0.0)
+
+    def _rows_for(self, mask: np.ndarray) -> tuple[bytes, np.ndarray, np.ndarray, np.ndarray,
+                                                    np.ndarray]:
+        """For a pose's animated-bone mask: the model rows that get the rest pose and their
+        rotations, the rows that get the pose and its bones (cached while they stay)."""
+        key = mask.tobytes() + self.mixer.rest.tobytes()
+        if self._rows is None or self._rows[0] != key:
+            rest = self._has & self.mixer.rest_mask & ~mask
+            chosen = np.nonzero(mask & self._has)[0]
+            self._rows = (key, self._map[rest], self.mixer.rest[rest].copy(),
+                          self._map[chosen], chosen)
+        return self._rows
 
     def _feed_expressions(self, dense: DensePose | None) -> None:
         emote = self.mixer.emote_clip

@@ -89,6 +89,13 @@ class ExpressionManager:
             "look_at": np.array([n in LOOK_AT for n in self.names], bool),
             "mouth": np.array([n in MOUTH for n in self.names], bool),
         }
+        modes = np.array([self._modes[c] for c in ("blink", "look_at", "mouth")])  # (3, E)
+        members = np.array([self._members[c] for c in ("blink", "look_at", "mouth")])
+        self._any_binary = bool(self._binary.any())
+        self._block_others = ((modes == 1) & ~members).astype(np.float64)
+        self._blend_others = ((modes == 2) & ~members).astype(np.float64)
+        self._overriding = bool(self._block_others.any() or self._blend_others.any())
+        self._member_rows = [np.nonzero(m)[0] for m in members]
         self._build_morphs(exprs)
         self._build_materials(exprs)
 
@@ -156,15 +163,18 @@ class ExpressionManager:
 
     def output_weights(self) -> np.ndarray:
         """Per expression, the weight actually applied (binary rounding, overrides)."""
-        out = np.where(self._binary, (self.weights > 0.5).astype(np.float64), self.weights)
+        w = self.weights
+        out = np.where(self._binary, (w > 0.5).astype(np.float64), w) if self._any_binary \
+            else w.copy()
+        if not self._overriding:
+            return out
+        # per category: what the others' "block" (1 if shown) and "blend" (weight) take
+        taken = self._block_others @ (out > 0.0).astype(np.float64) + self._blend_others @ out
         applied = out.copy()
-        for cat, modes in self._modes.items():
-            members = self._members[cat]
-            amount = np.where(modes == 1, (out > 0.0).astype(np.float64),
-                              np.where(modes == 2, out, 0.0))
-            multiplier = max(0.0, 1.0 - float(np.sum(amount[~members])))
+        for rows, amount in zip(self._member_rows, taken.tolist(), strict=True):
+            multiplier = max(0.0, 1.0 - amount)
             if multiplier < 1.0:
-                applied[members] *= multiplier
+                applied[rows] *= multiplier
         return applied
 
     def applied(self, name: str) -> float:

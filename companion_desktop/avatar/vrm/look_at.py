@@ -71,7 +71,14 @@ def look_expression_weights(look: LookAt, yaw: float, pitch: float) -> dict[str,
 
 def eye_rotation(yaw_deg: float, pitch_deg: float) -> np.ndarray:
     """A normalized eye rotation: yaw about +Y, then pitch (up is a negative X turn)."""
-    return quat.from_euler(-math.radians(pitch_deg), math.radians(yaw_deg), 0.0, "YXZ")
+    return np.array(_eye_quat(yaw_deg, pitch_deg))
+
+
+def _eye_quat(yaw_deg: float, pitch_deg: float) -> tuple[float, float, float, float]:
+    """``eye_rotation`` in plain floats: ``from_euler(-pitch, yaw, 0, "YXZ")`` = Ry * Rx."""
+    half_x, half_y = -0.5 * math.radians(pitch_deg), 0.5 * math.radians(yaw_deg)
+    sx, cx, sy, cy = math.sin(half_x), math.cos(half_x), math.sin(half_y), math.cos(half_y)
+    return cy * sx, sy * cx, -sy * sx, cy * cx
 
 
 def smooth_critical(value: float, velocity: float, goal: float, omega: float, dt: float
@@ -118,6 +125,10 @@ class LookAtController:
         self.clip_gaze: tuple[float, float] | None = None  # (yaw, pitch) degrees
         self.clip_weight = 0.0  # 0..1
         self._last_weight = 0.0
+        self._offset = (0.0, 0.0, 0.0) if self.look is None else \
+            tuple(float(v) for v in np.asarray(self.look.offset_from_head, np.float64).reshape(3))
+        self._rest: tuple[object, list[list[float]]] | None = None  # (skeleton, head rest R)
+        self._eyes: tuple[object, np.ndarray] | None = None  # (skeleton, eye bone rows)
 
     @property
     def enabled(self) -> bool:
@@ -146,13 +157,22 @@ class LookAtController:
         """Unsmoothed yaw and pitch (degrees) from the head to the target."""
         if self.target is None or not self.enabled:
             return 0.0, 0.0
-        head_world = world[self.head]
-        origin = head_world[:3, :3] @ np.asarray(self.look.offset_from_head, np.float64) \
-            + head_world[:3, 3]
+        sk = pose.skeleton
+        if self._rest is None or self._rest[0] is not sk:
+            self._rest = (sk, quat.to_matrix(sk.rest_world_rotation[self.head]).tolist())
+        rest = self._rest[1]
+        m = world[self.head].tolist()
+        ox, oy, oz = self._offset
+        tx, ty, tz = self.target.tolist()
+        # d = target - origin, origin = head position + R_head offset
+        d = [t - (r[0] * ox + r[1] * oy + r[2] * oz + r[3]) for t, r in zip((tx, ty, tz), m)]
         # the head's normalized frame N = R_world R_rest^T, so local = R_rest R_world^T d
-        basis = head_world[:3, :3] / np.sqrt(np.sum(head_world[:3, :3] ** 2, axis=0))
-        rest = quat.to_matrix(pose.skeleton.rest_world_rotation[self.head])
-        return yaw_pitch(rest @ (basis.T @ (self.target - origin)))
+        # (R_world with its columns scaled to unit length)
+        v = []
+        for c in range(3):
+            norm = math.sqrt(m[0][c] * m[0][c] + m[1][c] * m[1][c] + m[2][c] * m[2][c])
+            v.append((m[0][c] * d[0] + m[1][c] * d[1] + m[2][c] * d[2]) / norm)
+        return yaw_pitch(tuple(r[0] * v[0] + r[1] * v[1] + r[2] * v[2] for r in rest))
 
     def update(self, pose: Pose, world: np.ndarray, dt: float,
                expressions: ExpressionManager | None = None) -> bool:
@@ -186,6 +206,12 @@ class LookAtController:
                     expressions.set(name, weight)
             return
         (ly, lp), (ry, rp) = eye_angles(self.look, self.yaw, self.pitch)
-        pose.set_bone_rotation("leftEye", eye_rotation(ly, lp))
-        pose.set_bone_rotation("rightEye", eye_rotation(ry, rp))
+        sk = pose.skeleton
+        if self._eyes is None or self._eyes[0] is not sk:
+            self._eyes = (sk, [sk.bone_index.get(b) for b in ("leftEye", "rightEye")])
+        left, right = self._eyes[1]
+        if left is not None:
+            pose.normalized[left] = _eye_quat(ly, lp)
+        if right is not None:
+            pose.normalized[right] = _eye_quat(ry, rp)
         pose.apply_humanoid(("leftEye", "rightEye"))

@@ -221,7 +221,7 @@ class Pose:
 
     def joint_matrices(self, world: np.ndarray) -> list[np.ndarray]:
         """Per skin: (joints, 4, 4) float32 ``world[joint] @ inverse_bind``."""
-        return [(world[joints] @ ibm).astype(np.float32) if len(joints)
+        return [np.matmul(np.take(world, joints, axis=0), ibm).astype(np.float32) if len(joints)
                 else np.zeros((0, 4, 4), np.float32) for joints, ibm in self.skeleton.skins]
 
 

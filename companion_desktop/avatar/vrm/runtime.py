@@ -216,8 +216,9 @@ class AvatarRuntime:
         if not len(self._breath_idx):
             return
         s = math.sin(2.0 * math.pi * BREATH_HZ * self.time)
-        amount = np.where(self._breath_axes[:, 0] != 0.0, s, max(0.0, s)) * self._breath_deg
-        turn = quat.from_axis_angle(self._breath_axes, np.radians(amount))
+        half = np.where(self._breath_pitch, s, max(0.0, s)) * self._breath_half_rad
+        turn = self._breath_xyz0 * np.sin(half)[:, None]
+        turn[:, 3] = np.cos(half)
         normalized = self.pose.normalized
         normalized[self._breath_idx] = quat.multiply(turn, normalized[self._breath_idx])
 
@@ -226,9 +227,12 @@ class AvatarRuntime:
         rows = [(index[b], (1.0, 0.0, 0.0), -d) for b, d in BREATH_DEG.items() if b in index]
         rows += [(index[b], (0.0, 0.0, 1.0), sign * SHOULDER_DEG)
                  for b, sign in (("leftShoulder", 1.0), ("rightShoulder", -1.0)) if b in index]
-        return (np.array([r[0] for r in rows], np.int64),
-                np.array([r[1] for r in rows], np.float64).reshape(-1, 3),
-                np.array([r[2] for r in rows], np.float64))
+        axes = np.array([r[1] for r in rows], np.float64).reshape(-1, 3)
+        degrees = np.array([r[2] for r in rows], np.float64)
+        self._breath_pitch = axes[:, 0] != 0.0
+        self._breath_half_rad = np.radians(degrees) * 0.5
+        self._breath_xyz0 = np.concatenate([axes, np.zeros((len(rows), 1))], axis=1)
+        return np.array([r[0] for r in rows], np.int64), axes, degrees
 
     def _expressions(self, dt: float):
         ex = self.expressions
