@@ -129,6 +129,8 @@ class SpringSimulator:
         self._head_axis[:, :3, 0] = sk.rest_translation[n]
         self._head_axis[:, 3, 0] = 1.0
         self._head_axis[:, :3, 1] = np.einsum("jab,jb->ja", self._rest_basis, self.axis)
+        # parent rotation x [rest basis | rest translation | rest bone axis] in one product
+        self._frame_cols = np.concatenate([self._rest_basis, self._head_axis[:, :3, :]], axis=2)
         self._turn_p, self._turn_alt = turn_tables(self.axis)
         self._local_table = local_tables(self.rest_rot, sk.rest_scale[n])
 
@@ -198,15 +200,16 @@ class SpringSimulator:
         """``(parent, head, rest axis (world, or center space), rest basis, 1 / basis column
         norms^2, the axis scaled to unit length, stiffness pull + gravity of one step)``."""
         sl = lv.sl
-        head_axis = parent @ self._head_axis[sl]
-        rest3 = parent[:, :3, :3] @ self._rest_basis[sl]
+        cols = parent[:, :3, :3] @ self._frame_cols[sl]
+        rest3 = cols[:, :, :3]
+        head = cols[:, :, 3] + parent[:, :3, 3]
         inv_sq = 1.0 / np.einsum("jab,jab->jb", rest3, rest3)
-        axis_w = head_axis[:, :3, 1]
+        axis_w = cols[:, :, 4]
         if lv.center:
             axis_w = np.einsum("jab,jb->ja", self._w2c[sl, :3, :3], axis_w)
         unit = axis_w / np.maximum(np.sqrt(np.einsum("ja,ja->j", axis_w, axis_w)), 1e-12)[:, None]
         push = unit * self._stiffness_step(self.step)[sl][:, None] + self._gravity_step[sl]
-        return parent, head_axis[:, :3, 0], axis_w, rest3, inv_sq, unit, push
+        return parent, head, axis_w, rest3, inv_sq, unit, push
 
     def reset(self, world: np.ndarray) -> None:
         """Put every tail at rest relative to the current pose (no motion)."""
