@@ -183,7 +183,14 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
             report(f"  idle app (chat window + overlay, Hana) for {seconds:.0f} s: {share:.1f}% of one "
                    f"core, all threads (aim <= 20%); {_frames_text(fps, views)}")
             if beside is not None and app.alive:
+                wall0, cpu0 = time.time(), cpu_seconds(app.proc.pid)
                 beside()
+                wall1, cpu1 = time.time(), cpu_seconds(app.proc.pid)
+                time.sleep(1.2)
+                stats = app.stats()
+                fps = stats.distinct_fps(wall0 - 0.6, wall1 + 1.2)
+                report(f"  her while the local model streams: {100 * (cpu1 - cpu0) / (wall1 - wall0):.1f}% "
+                       f"of one core; {_frames_text(fps, stats.views(wall0, wall1 + 1.2))}")
         finally:
             app.stop()
 
