@@ -191,6 +191,8 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
                 fps = stats.distinct_fps(wall0 - 0.6, wall1 + 1.2)
                 report(f"  her while the local model streams: {100 * (cpu1 - cpu0) / (wall1 - wall0):.1f}% "
                        f"of one core; {_frames_text(fps, stats.views(wall0, wall1 + 1.2))}")
+        except OSError:  # /proc/PID went away: it quit while being measured
+            report(f"  idle app: it exited while measured ({app.proc.poll()}): {app.tail()}")
         finally:
             app.stop()
 
