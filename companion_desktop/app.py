@@ -12,12 +12,7 @@ NO_WELCOME_ENV = "COMPANION_NO_WELCOME"
 
 def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     """Start the app. ``fixed_now`` pins the clock (``--now``); otherwise the real one."""
-    from PySide6.QtGui import QSurfaceFormat
     from PySide6.QtWidgets import QApplication, QMessageBox
-
-    from companion_desktop.ui.avatar_view import gl_format
-
-    QSurfaceFormat.setDefaultFormat(gl_format())
 
     from companion_desktop.pipeline.companion import CompanionService
     from companion_desktop.storage.db import Database, StorageError
@@ -35,9 +30,7 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     from companion_desktop.ui.welcome import WelcomeDialog
 
     app = QApplication.instance() or QApplication(sys.argv)
-    software = _software_gl()
-    if software:  # every picture costs CPU here: no multisampling, a calmer idle
-        QSurfaceFormat.setDefaultFormat(gl_format(samples=0))
+    software = _software_gl()  # every picture costs CPU there: no multisampling
     app.setApplicationName("companion-desktop")
     app.setApplicationDisplayName("companion-desktop")
 
@@ -68,11 +61,7 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     memory_worker = MemoryWorker(facts)
     memory_timer = QTimer(singleShot=True, interval=MEMORY_DELAY_MS)
     memory_timer.timeout.connect(memory_worker.restart)
-    host = _avatar_host(db, animations)
-    if software:
-        from companion_desktop.ui import avatar_host
-
-        avatar_host.IDLE_FPS = SOFTWARE_IDLE_FPS
+    host = _avatar_host(db, animations, samples=0 if software else 4)
     try:
         if not settings.provider and os.environ.get(NO_WELCOME_ENV) != "1":
             WelcomeDialog(service).exec()
@@ -84,19 +73,20 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         window.backend_changed.connect(tools.forget)  # Settings > Tools may have changed
         window.memory_worker = memory_worker
         window.show()
+        _report_when_shown(window)
         if _overlay_visible(db):
             desktop.overlay.show()
         memory_timer.start()  # the model loads once the window is up
         return app.exec()
     finally:
         memory_timer.stop()
+        host.release()
         memory_worker.stop()
         backend.shutdown()
         tools.close()
         db.close()
 
 
-SOFTWARE_IDLE_FPS = 6
 MEMORY_DELAY_MS = 1500
 
 
@@ -109,6 +99,34 @@ def _prune_keepsakes(db) -> None:  # noqa: ANN001
             prune_orphan_files(session, db.path.parent)
     except Exception:  # noqa: BLE001 - housekeeping must never stop the app
         pass
+
+
+def _report_when_shown(window) -> None:  # noqa: ANN001
+    """With ``COMPANION_FRAME_STATS`` set, note when the chat window first paints."""
+    import json
+    import time
+
+    from PySide6.QtCore import QEvent, QObject
+
+    from companion_desktop.ui.avatar_host import FRAME_STATS_ENV
+
+    path = os.environ.get(FRAME_STATS_ENV)
+    if not path:
+        return
+
+    class _FirstPaint(QObject):
+        def eventFilter(self, obj, event) -> bool:  # noqa: N802, ANN001
+            if event.type() == QEvent.Type.Paint:
+                window.removeEventFilter(self)
+                try:
+                    with open(path, "a", encoding="utf-8") as out:
+                        out.write(json.dumps({"event": "window_shown", "time": time.time()}) + "\n")
+                except OSError:
+                    pass
+            return False
+
+    window._first_paint = _FirstPaint(window)
+    window.installEventFilter(window._first_paint)
 
 
 def _software_gl() -> bool:
@@ -134,7 +152,7 @@ def _animations(db, service):  # noqa: ANN001, ANN202
     return animations
 
 
-def _avatar_host(db, animations):  # noqa: ANN001, ANN202
+def _avatar_host(db, animations, samples: int = 4):  # noqa: ANN001, ANN202
     """The shared avatar, loading her saved model (or Hana) in the background."""
     import random
 
@@ -150,7 +168,7 @@ def _avatar_host(db, animations):  # noqa: ANN001, ANN202
         pool=animations.idle_pool, thinking_clip=animations.thinking_clip,
         enabled=lambda: {ident for ident, _ in animations.enabled_for_prompt()},
     )
-    host = AvatarHost(settings.fps, director=director)
+    host = AvatarHost(settings.fps, director=director, samples=samples)
     fallback = default_avatar_path()
     path = settings.model_path or str(fallback)
 

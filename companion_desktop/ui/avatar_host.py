@@ -1,21 +1,35 @@
-"""The one avatar both windows show: model, runtime, and the frame clock.
+"""The one avatar both windows show: model, runtime, the frame clock and her pictures.
 
-``AvatarHost`` owns the loaded model and its ``AvatarRuntime``. One QTimer,
-capped at the configured frame rate, advances the runtime while at least one
-view is visible; views redraw only when the runtime reports a visible change.
-Models load on a worker thread (``load_async``) with progress; a model that fails
-to load leaves the last good one in place.
+``AvatarHost`` owns the loaded model and its ``AvatarRuntime``. One precise QTimer
+advances the runtime while at least one view is visible and exposed; when the frame
+changed visibly, one offscreen OpenGL context (``AvatarGL``) draws a picture for each
+showing view and hands it over (``view.set_picture``). Nothing is drawn for a hidden,
+minimised or fully covered view, and nothing runs at all when no view shows.
+
+Pacing: ``fps`` (Settings > Display, 10-60) while something happens (pointer,
+talking, a tap), ``IDLE_FPS`` while she only breathes and moves through her idle
+clips: enough for smooth motion, at a fraction of the cost. When pictures take
+longer than the frame interval (slow software GL), the clock stretches to what the
+machine can draw instead of queueing work.
+
+Models load on a worker thread (``load_async``) with progress; a model that fails to
+load leaves the last good one in place. ``COMPANION_FRAME_STATS`` names a file where
+the host appends, once a second, a JSON line of how many pictures it has produced
+(for ``companion-desktop bench``).
 """
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 import random
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, QThread, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 
 from companion_desktop.avatar.vrm.frame import Frame, rest_frame
 from companion_desktop.avatar.vrm.loader import AvatarLoadError, load_model
@@ -23,8 +37,10 @@ from companion_desktop.avatar.vrm.model import VrmModel
 from companion_desktop.avatar.vrm.relaxed import relaxed_pose
 from companion_desktop.avatar.vrm.runtime import AvatarRuntime
 
-IDLE_FPS = 12  # frames a second while she only breathes and blinks
+log = logging.getLogger(__name__)
+IDLE_FPS = 24  # frames a second while she only breathes, blinks and idles
 ACTIVE_HOLD_S = 2.5  # full frame rate this long after the last activity
+FRAME_STATS_ENV = "COMPANION_FRAME_STATS"
 
 
 class _Loader(QThread):
@@ -54,24 +70,34 @@ class AvatarHost(QObject):
     loading = Signal(str)  # a path being loaded
     load_failed = Signal(str)  # the message
 
-    def __init__(self, fps: int = 30, seed: int | None = None, director: object | None = None) -> None:
+    def __init__(self, fps: int = 30, seed: int | None = None, director: object | None = None,
+                 samples: int = 4) -> None:
         super().__init__()
         self.director = director  # avatar.animation.director.Director, or None: relaxed pose
+        self.samples = samples  # multisampling of her pictures (0 on software GL)
         self.model: VrmModel | None = None
         self.runtime: AvatarRuntime | None = None
         self.frame: Frame | None = None
         self.model_path: str | None = None
+        self.gl = None  # AvatarGL, made on the first picture
+        self.gl_error: str | None = None
+        self.pictures = 0  # pictures produced (ticks that drew at least one view)
         self._rng = random.Random(seed)
-        self._views: set[int] = set()
+        self._views: list[object] = []
         self._loader: _Loader | None = None
         self._last = time.monotonic()
         self.look_provider: Callable[[], object] | None = None  # a world point, or None
         self._last_look = None
         self._active_until = 0.0
-        self._paint_s: dict[int, float] = {}  # per view: smoothed seconds a picture takes
+        self._draw_s = 0.0  # smoothed seconds one tick's pictures take
         self.timer = QTimer(self)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self.tick)
         self.set_fps(fps)
+        self._stats_path = os.environ.get(FRAME_STATS_ENV)
+        if self._stats_path:
+            self._stats = QTimer(self, interval=1000, timeout=self._write_stats)
+            self._stats.start()
 
     # ---------------------------------------------------------------- model
     def set_model(self, model: VrmModel, path: str | None = None) -> None:
@@ -84,7 +110,7 @@ class AvatarHost(QObject):
         self._last = time.monotonic()
         self.poke()
         self.model_changed.emit()
-        self.tick()
+        self.tick(force=True)
 
     def play_emote(self, clip: object) -> bool:
         """Play a clip once over her idle (the Animations page's preview)."""
@@ -120,41 +146,42 @@ class AvatarHost(QObject):
         """Something is happening (pointer, talking, a tap): full frame rate for a while."""
         self._active_until = max(self._active_until, time.monotonic() + seconds)
 
-    def report_paint(self, view: QObject, seconds: float) -> None:
-        """A view drew a picture in ``seconds``: slow drawing (software GL) slows the clock."""
-        key = id(view)
-        previous = self._paint_s.get(key, seconds)
-        self._paint_s[key] = 0.8 * previous + 0.2 * seconds
-
     def _pace(self, now: float) -> None:
-        """Idle (only breathing and blinking): drop to IDLE_FPS to spare the CPU. Never ask
-        for pictures faster than the views can draw them (the GUI must stay responsive)."""
+        """Full rate while active, IDLE_FPS otherwise; never faster than the pictures
+        can be drawn (keeps the GUI responsive on slow software GL)."""
         fps = self.fps if now < self._active_until else min(self.fps, IDLE_FPS)
-        drawing = sum(self._paint_s.get(v, 0.0) for v in self._views)
-        interval = max(round(1000 / fps), round(2000 * drawing))
+        interval = max(round(1000 / fps), round(2000 * self._draw_s))
         if self.timer.interval() != interval:
             self.timer.setInterval(interval)
 
     def attach(self, view: QObject) -> None:
-        self._views.add(id(view))
+        if view not in self._views:
+            self._views.append(view)
         if not self.timer.isActive():
             self._last = time.monotonic()
             self.timer.start()
+        view.picture_wanted = True
 
     def detach(self, view: QObject) -> None:
-        self._views.discard(id(view))
-        self._paint_s.pop(id(view), None)
+        if view in self._views:
+            self._views.remove(view)
+        if self.gl is not None:
+            self.gl.forget(id(view))
         if not self._views:
             self.timer.stop()
 
-    def tick(self) -> None:
-        """Advance the runtime by the real elapsed time (capped) and tell views to redraw."""
+    def showing(self) -> list[object]:
+        """Views whose pictures someone can see now (visible, exposed, not covered)."""
+        return [v for v in self._views if v.is_showing()]
+
+    def tick(self, force: bool = False) -> None:
+        """Advance the runtime by the real elapsed time (capped); draw the showing views
+        when the frame changed (or a view needs its first picture)."""
         if self.runtime is None:
             return
         now = time.monotonic()
         dt = min(0.1, max(0.0, now - self._last))
         self._last = now
-        first = self.frame is None
         if self.look_provider is not None:
             target = self.look_provider()
             if target is not None and (self._last_look is None or
@@ -162,7 +189,62 @@ class AvatarHost(QObject):
                 self.poke()
             self._last_look = target
             self.runtime.look_at_point(target)
-        self._pace(now)
         self.frame = self.runtime.update(dt)
-        if first or self.runtime.changed:
+        changed = force or self.runtime.changed
+        views = [v for v in self.showing() if changed or v.picture_wanted]
+        if views:
+            started = time.perf_counter()
+            self._draw(views)
+            self._draw_s = 0.8 * self._draw_s + 0.2 * (time.perf_counter() - started)
+        self._pace(now)
+        if changed:
             self.frame_changed.emit()
+
+    def _draw(self, views: list[object]) -> None:
+        if self.gl is None and self.gl_error is None:
+            from companion_desktop.ui.avatar_gl import AvatarGL
+
+            try:
+                self.gl = AvatarGL(self.samples)
+            except Exception as error:  # noqa: BLE001 - no GL 3.3: say so, keep the app running
+                self.gl_error = f"Her 3D view needs OpenGL 3.3: {error}"
+                log.warning(self.gl_error)
+        drew = False
+        for view in views:
+            view.picture_wanted = False
+            if self.gl is None:
+                view.set_picture(None, self.gl_error)
+                continue
+            width, height = view.picture_size()
+            camera = view.render_camera()
+            if camera is None:
+                continue
+            try:
+                pixels = self.gl.picture(id(view), self.model, self.frame, camera, width, height,
+                                         view.background)
+            except Exception as error:  # noqa: BLE001 - a driver error must not kill the app
+                log.warning("drawing her failed: %s", error)
+                view.set_picture(None, f"Her 3D view failed: {error}")
+                continue
+            view.set_picture(pixels)
+            drew = True
+        if drew:
+            self.pictures += 1
+
+    def _write_stats(self) -> None:
+        try:
+            with open(self._stats_path, "a", encoding="utf-8") as out:
+                out.write(json.dumps({"event": "frames", "time": time.time(),
+                                      "pictures": self.pictures,
+                                      "views": len(self.showing()),
+                                      "draw_ms": round(1000 * self._draw_s, 2),
+                                      "interval_ms": self.timer.interval()}) + "\n")
+        except OSError:
+            pass
+
+    def release(self) -> None:
+        """Free the GL context (at quit)."""
+        self.timer.stop()
+        if self.gl is not None:
+            self.gl.release()
+            self.gl = None

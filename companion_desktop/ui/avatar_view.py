@@ -1,21 +1,19 @@
-"""A Qt view of the shared avatar: the renderer drawing into a QOpenGLWidget.
+"""A view of the shared avatar: a plain raster widget painting the host's picture.
 
-The widget only needs a current OpenGL 3.3 core context; all drawing is the
-``avatar.render`` package's. The camera is framed once per model and size (so
-she does not jitter as she breathes); the pointer anywhere on screen becomes a
-look-at target in front of her. ``alpha_mask`` and ``hit_region`` use the last
-rendered picture, for click-through and tap reactions.
+``AvatarHost`` draws her once per changed frame, for each showing view, with one
+offscreen OpenGL context (``avatar_gl``); the view only frames the camera (once per
+model and size, so she does not jitter as she breathes), paints the picture it is
+given, and answers questions about it: ``alpha_mask`` and ``hit_region`` for
+click-through and taps, ``look_target`` for the pointer anywhere on screen.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 
 import numpy as np
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QCursor, QSurfaceFormat
-from PySide6.QtOpenGLWidgets import QOpenGLWidget
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QColor, QCursor, QImage, QPainter, QSurfaceFormat
 from PySide6.QtWidgets import QWidget
 
 from companion_desktop.avatar.render.camera import Camera, frame_camera
@@ -26,7 +24,7 @@ HEAD_RADIUS_FRACTION = 0.09  # of the view height: a tap this close to her head 
 
 
 def gl_format(samples: int = 4) -> QSurfaceFormat:
-    """OpenGL 3.3 core with an alpha channel (for the transparent overlay)."""
+    """OpenGL 3.3 core with an alpha channel (kept for callers that make GL windows)."""
     fmt = QSurfaceFormat()
     fmt.setRenderableType(QSurfaceFormat.RenderableType.OpenGL)
     fmt.setVersion(3, 3)
@@ -37,7 +35,7 @@ def gl_format(samples: int = 4) -> QSurfaceFormat:
     return fmt
 
 
-class AvatarView(QOpenGLWidget):
+class AvatarView(QWidget):
     """Shows ``host``'s avatar with an ``upper`` or ``full`` shot."""
 
     def __init__(self, host: AvatarHost, shot: str = "upper", parent: QWidget | None = None,
@@ -48,17 +46,18 @@ class AvatarView(QOpenGLWidget):
         self.background = background  # None: transparent (the overlay)
         self.shot = shot
         self.follow_pointer = follow_pointer
-        self.setFormat(QSurfaceFormat.defaultFormat() if QSurfaceFormat.defaultFormat().version() >= (3, 3)
-                       else gl_format())
-        self.renderer = None
         self.error: str | None = None
         self.camera: Camera | None = None
-        self.camera_override: Camera | None = None  # photo mode
-        self._uploaded = None
-        self._last_rgba: np.ndarray | None = None
-        self.keep_pixels = False  # read pictures back (overlay click-through, taps) ...
-        self.want_pixels = True  # ... on the next paint only (set by whoever needs them)
-        host.frame_changed.connect(self.update)
+        self._override: Camera | None = None  # photo mode
+        self._image: QImage | None = None
+        self._pixels: np.ndarray | None = None  # BGRA premultiplied, top row first
+        self.picture_wanted = True
+        self.keep_pixels = True  # (kept for callers; pictures are always kept now)
+        self.want_pixels = True
+        if background is None:
+            self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
+        else:
+            self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         host.model_changed.connect(self._model_changed)
 
     # -------------------------------------------------------------- lifecycle
@@ -74,60 +73,81 @@ class AvatarView(QOpenGLWidget):
             self.host.look_provider = None
         super().hideEvent(event)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802, ANN001
+        self.camera = None
+        self.picture_wanted = True
+        super().resizeEvent(event)
+
+    def is_showing(self) -> bool:
+        """Visible, on an exposed window, and not fully covered by other widgets."""
+        if not self.isVisible():
+            return False
+        handle = self.window().windowHandle()
+        if handle is None or not handle.isExposed():
+            return False
+        return not self.visibleRegion().isEmpty()
+
     def pointer_target(self) -> np.ndarray | None:
         return self.look_target(QCursor.pos())
 
     def _model_changed(self) -> None:
         self.camera = None
+        self.picture_wanted = True
+
+    @property
+    def camera_override(self) -> Camera | None:
+        return self._override
+
+    @camera_override.setter
+    def camera_override(self, camera: Camera | None) -> None:
+        self._override = camera
+        self.picture_wanted = True
+
+    # ---------------------------------------------------------------- pictures
+    def picture_size(self) -> tuple[int, int]:
+        ratio = self.devicePixelRatioF()
+        return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
+
+    def render_camera(self) -> Camera | None:
+        host = self.host
+        if host.model is None or host.frame is None:
+            return None
+        if self.camera is None:
+            width, height = self.picture_size()
+            self.camera = frame_camera(host.model, host.frame, self.shot, width / height)
+        return self._override or self.camera
+
+    def set_picture(self, pixels: np.ndarray | None, error: str | None = None) -> None:
+        """The host's new picture (premultiplied BGRA, top row first), or an error."""
+        self.error = error
+        self._pixels = pixels
+        if pixels is None:
+            self._image = None
+        else:
+            height, width = pixels.shape[:2]
+            self._image = QImage(pixels.data, width, height, width * 4,
+                                 QImage.Format.Format_ARGB32_Premultiplied)
+            self._image.setDevicePixelRatio(self.devicePixelRatioF())
         self.update()
 
-    def initializeGL(self) -> None:  # noqa: N802
-        from companion_desktop.avatar.render.renderer import Renderer
+    def picture(self) -> QImage:
+        """A copy of what the view shows now (premultiplied ARGB32), for saving."""
+        if self._image is None:
+            return QImage()
+        return self._image.copy()
 
-        try:
-            self.renderer = Renderer(samples=0)
-        except Exception as error:  # noqa: BLE001 - no GL 3.3: say so, keep the app running
-            self.error = f"Her 3D view needs OpenGL 3.3: {error}"
-            log.warning(self.error)
-        self.context().aboutToBeDestroyed.connect(self._release)
-
-    def _release(self) -> None:
-        if self.renderer is not None:
-            self.makeCurrent()
-            self.renderer.release()
-            self.renderer = None
-            self._uploaded = None
-            self.doneCurrent()
-
-    # ---------------------------------------------------------------- drawing
-    def paintGL(self) -> None:  # noqa: N802
-        host = self.host
-        if self.renderer is None or host.model is None or host.frame is None:
-            self._clear()
-            return
-        if self._uploaded is not host.model:
-            self.renderer.load(host.model)
-            self._uploaded = host.model
-            self.camera = None
-        ratio = self.devicePixelRatioF()
-        width, height = max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
-        if self.camera is None:
-            self.camera = frame_camera(host.model, host.frame, self.shot, width / height)
-        camera = self.camera_override or self.camera
-        started = time.perf_counter()
-        self.renderer.draw(host.frame, camera, width, height, self.defaultFramebufferObject(),
-                           background=self.background)
-        if self.keep_pixels and self.want_pixels:
-            self._last_rgba = self.renderer.read_rgba(premultiplied=True)
-            self.want_pixels = False
-        host.report_paint(self, time.perf_counter() - started)
-
-    def _clear(self) -> None:
-        if self.renderer is not None:
-            self.renderer.clear(self.defaultFramebufferObject(), self.background)
-
-    def resizeGL(self, w: int, h: int) -> None:  # noqa: N802
-        self.camera = None
+    def paintEvent(self, event) -> None:  # noqa: N802, ANN001
+        painter = QPainter(self)
+        if self.background is not None:
+            r, g, b, a = self.background
+            painter.fillRect(event.rect(), QColor.fromRgbF(r, g, b, a))
+        if self._image is not None:
+            painter.drawImage(QRect(0, 0, self.width(), self.height()), self._image)
+        elif self.error:
+            painter.setPen(QColor(90, 80, 100))
+            painter.drawText(self.rect().adjusted(8, 8, -8, -8),
+                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.error)
+        painter.end()
 
     # ----------------------------------------------------------- look and touch
     def head_point(self) -> np.ndarray | None:
@@ -163,13 +183,13 @@ class AvatarView(QOpenGLWidget):
 
     def alpha_at(self, pos: QPoint) -> int:
         """Alpha (0-255) of the last picture at widget position ``pos``; 0 when unknown."""
-        rgba = self._last_rgba
-        if rgba is None:
+        pixels = self._pixels
+        if pixels is None:
             return 0
-        ratio = rgba.shape[0] / max(1, self.height())
+        ratio = pixels.shape[0] / max(1, self.height())
         x, y = int(pos.x() * ratio), int(pos.y() * ratio)
-        if 0 <= y < rgba.shape[0] and 0 <= x < rgba.shape[1]:
-            return int(rgba[y, x, 3])
+        if 0 <= y < pixels.shape[0] and 0 <= x < pixels.shape[1]:
+            return int(pixels[y, x, 3])
         return 0
 
     def hit_region(self, pos: QPoint) -> str | None:
@@ -183,11 +203,11 @@ class AvatarView(QOpenGLWidget):
 
     def alpha_mask(self, threshold: int = 24) -> np.ndarray | None:
         """Where she is opaque in the last picture, (height, width) bool at widget size."""
-        rgba = self._last_rgba
-        if rgba is None:
+        pixels = self._pixels
+        if pixels is None:
             return None
-        step = max(1, round(rgba.shape[0] / max(1, self.height())))
-        return rgba[::step, ::step, 3] > threshold
+        step = max(1, round(pixels.shape[0] / max(1, self.height())))
+        return pixels[::step, ::step, 3] > threshold
 
     def cursor_shape(self) -> Qt.CursorShape:
         return Qt.CursorShape.OpenHandCursor

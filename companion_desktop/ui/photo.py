@@ -89,13 +89,11 @@ class PhotoDialog(QDialog):
         if base is None:
             return
         self.view.camera_override = orbit(base, self.yaw.value(), self.pitch.value(), self.zoom.value() / 100)
-        self.view.update()
 
     def _face(self, name: str) -> None:
         runtime = self.host.runtime
         if runtime is not None:
             runtime.set_photo({"neutral": 0.0} if name == "neutral" else {name: 1.0})
-            self.view.update()
 
     def save(self, path: str | None = None) -> Path | None:
         """Save what the view shows, with a transparent background."""
@@ -104,7 +102,7 @@ class PhotoDialog(QDialog):
                                                   "PNG image (*.png)")
             if not path:
                 return None
-        image = self.view.grabFramebuffer()
+        image = self.view.picture()
         if not image.save(path, "PNG"):
             self.status.setText(f"Could not write {path}.")
             return None

@@ -61,3 +61,5 @@ class GLCalls:
         self.buffer_data = _with_pointer(GL_1_5.glBufferData, _UINT, _SIZE, _PTR, _UINT)
         self.draw_elements = _with_pointer(GL_1_1.glDrawElements, _UINT, _INT, _UINT, _PTR)
         self.draw_arrays = _entry(GL_1_1.glDrawArrays)
+        self.read_pixels = _with_pointer(GL_1_0.glReadPixels, _INT, _INT, _INT, _INT, _UINT,
+                                         _UINT, _PTR)

@@ -68,6 +68,10 @@ class GpuPrimitive:
     morph_tex: int = 0
     morph_stride: int = 1
     target_count: int = 0
+    ibo: int = 0
+    vertex_key: tuple = ()  # the vertex arrays it reads (shared arrays, same key)
+    morph_key: tuple = ()  # its morph targets' arrays
+    draw_vao: int = 0  # skinned: reads the skinning pass's output (``skinning.py``)
 
 
 class GpuModel:
@@ -123,11 +127,18 @@ class GpuModel:
                                                    prim.indices)
         return self._generated[key]
 
+    def vertex_buffers(self, gpu: GpuPrimitive) -> dict[str, int]:
+        """The GL buffer of each of ``gpu``'s vertex attributes, by attribute name."""
+        return self._vertex_buffers(gpu.primitive)
+
+    def _arrays(self, prim: Primitive) -> dict[str, np.ndarray | None]:
+        return {"position": prim.positions, "normal": prim.normals, "uv0": prim.uv0,
+                "joints": prim.joints, "weights": prim.weights, "color": prim.colors,
+                "tangent": self._tangents(prim)}
+
     def _vertex_buffers(self, prim: Primitive) -> dict[str, int]:
         """One buffer per attribute array, shared by primitives that share arrays."""
-        arrays = {"position": prim.positions, "normal": prim.normals, "uv0": prim.uv0,
-                  "joints": prim.joints, "weights": prim.weights, "color": prim.colors,
-                  "tangent": self._tangents(prim)}
+        arrays = self._arrays(prim)
         key = tuple(id(a) for a in arrays.values())
         if key not in self._vertex_cache:
             dtypes = {"joints": np.uint16}
@@ -172,6 +183,9 @@ class GpuModel:
         gpu = GpuPrimitive(node, mesh, prim, vao, len(indices), len(prim.positions), prim.material,
                            skin, prim.uv0 is not None, prim.colors is not None, centroid, share)
         gpu.has_tangents = "tangent" in buffers
+        gpu.ibo = ibo
+        gpu.vertex_key = tuple(id(a) for a in self._arrays(prim).values())
+        gpu.morph_key = tuple((id(t.positions), id(t.normals)) for t in prim.targets)
         self._upload_morphs(gpu)
         return gpu
 

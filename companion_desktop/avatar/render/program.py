@@ -7,6 +7,7 @@ PyOpenGL's checked wrappers (set-up time); per-frame code uses ``glcalls``.
 
 from __future__ import annotations
 
+import ctypes
 from pathlib import Path
 
 import numpy as np
@@ -22,11 +23,13 @@ class ShaderError(RuntimeError):
 
 
 def shader_source(name: str, defines: dict[str, object] | None = None) -> str:
-    """``#version 330 core``, the defines, ``common.glsl``, ``blocks.glsl``, then the
-    named file."""
+    """``#version 330 core``, the defines, ``common.glsl``, ``blocks.glsl``, (for a
+    vertex shader, ``*.vert.glsl``, also ``skinning.glsl``), then the named file."""
     lines = ["#version 330 core"]
     lines += [f"#define {key} {value}" for key, value in (defines or {}).items()]
-    parts = [_read(part) for part in ("common.glsl", "blocks.glsl", name)]
+    shared = ("common.glsl", "blocks.glsl", "skinning.glsl") if name.endswith(".vert.glsl") \
+        else ("common.glsl", "blocks.glsl")
+    parts = [_read(part) for part in (*shared, name)]
     return "\n".join(lines) + "\n" + "\n".join(parts)
 
 
@@ -54,14 +57,22 @@ def _compile(kind: int, source: str, name: str) -> int:
 class Program:
     """A linked program; ``set(name, value)`` picks the glUniform call by value type."""
 
-    def __init__(self, vertex: str, fragment: str, defines: dict[str, object] | None = None):
-        shaders = [
-            _compile(GL.GL_VERTEX_SHADER, shader_source(vertex, defines), vertex),
-            _compile(GL.GL_FRAGMENT_SHADER, shader_source(fragment, defines), fragment),
-        ]
+    def __init__(self, vertex: str, fragment: str | None, defines: dict[str, object] | None = None,
+                 varyings: tuple[str, ...] = ()):
+        """``fragment`` None with ``varyings``: a transform feedback program that writes
+        those vertex outputs, interleaved, into one buffer."""
+        shaders = [_compile(GL.GL_VERTEX_SHADER, shader_source(vertex, defines), vertex)]
+        if fragment is not None:
+            shaders.append(_compile(GL.GL_FRAGMENT_SHADER, shader_source(fragment, defines),
+                                    fragment))
         self.id = GL.glCreateProgram()
         for shader in shaders:
             GL.glAttachShader(self.id, shader)
+        if varyings:
+            names = (ctypes.c_char_p * len(varyings))(*(v.encode() for v in varyings))
+            GL.glTransformFeedbackVaryings(self.id, len(varyings),
+                                           ctypes.cast(names, ctypes.POINTER(ctypes.POINTER(GL.GLchar))),
+                                           GL.GL_INTERLEAVED_ATTRIBS)
         GL.glLinkProgram(self.id)
         for shader in shaders:
             GL.glDetachShader(self.id, shader)

@@ -27,10 +27,11 @@ from .context import require_gl33
 from .glcalls import GLCalls
 from .gpu import GpuModel, GpuPrimitive
 from .material_table import MaterialTable
+from .skinning import SkinningPass
 from .materials import SLOTS, SRGB_SLOTS, MaterialParams
 from .target import RenderTarget, clear_framebuffer, read_framebuffer, unpremultiply
 from .uniforms import UniformBuffers, pack_frame
-from .variants import JOINT_UNIT, MORPH_UNIT, ProgramCache, variant_key
+from .variants import MORPH_UNIT, ProgramCache, variant_key
 
 MAX_ACTIVE_MORPHS = 32
 
@@ -106,6 +107,7 @@ class Renderer:
         self._state = _State(self.calls)
         self.gpu: GpuModel | None = None
         self.materials: MaterialTable | None = None
+        self.skinning: SkinningPass | None = None
         self.target: RenderTarget | None = None
         self._last_read: tuple[int, int, int] | None = None
         self._variants: dict[tuple, object] = {}
@@ -114,18 +116,23 @@ class Renderer:
     def load(self, model: VrmModel) -> None:
         """Upload ``model`` (replacing the previous one)."""
         if self.gpu is not None:
+            self.skinning.release()
             self.gpu.release()
         self.gpu = GpuModel(model, normal_maps=self.normal_maps)
+        self.skinning = SkinningPass(self.gpu, self.calls)
         self.materials = MaterialTable(model, [p.material for p in self.gpu.primitives])
         self._variants.clear()
 
     # -- drawing -----------------------------------------------------------------
     def draw(self, frame: Frame, camera: Camera, width: int, height: int,
-             target_fbo: int | None = None, background=None, flip_y: bool = False) -> None:
+             target_fbo: int | None = None, background=None, flip_y: bool = False,
+             same_frame: bool = False) -> None:
         """Draw one picture. ``target_fbo`` None draws into the renderer's own (MSAA)
         target, read back by ``read_rgba``; an int draws into that framebuffer (0 is
         the default one; a Qt widget passes its ``defaultFramebufferObject()``).
-        ``flip_y`` draws upside down, so that a read-back comes top row first."""
+        ``flip_y`` draws upside down, so that a read-back comes top row first.
+        ``same_frame`` says ``frame`` was drawn just before, unchanged (another window
+        showing the same moment): its skinning pass is then reused."""
         if self.gpu is None:
             raise RuntimeError("Renderer.load(model) must come before draw()")
         if target_fbo is None:
@@ -148,7 +155,10 @@ class Renderer:
             proj = proj.copy()
             proj[1] *= -1.0
         self._frame_block(view, proj, camera)
-        self.gpu.update_joints(frame.joint_matrices)
+        if not (same_frame and self.skinning.done_for(frame)):
+            self.gpu.update_joints(frame.joint_matrices)
+            self.skinning.run(frame, self._morph_uniforms)
+            self._state.reset()
         table = self.materials.update(frame)
         self.uniforms.set_materials(table.records)
         for index, prim in self._ordered(frame, view, table):
@@ -224,8 +234,9 @@ class Renderer:
         cache_key = (index, outline, slot, self.materials.version(slot))
         program = self._variants.get(cache_key)
         if program is None:
-            key = variant_key(params, outline=outline, skinned=prim.skin is not None,
-                              morphs=prim.target_count > 0,
+            skinned = prim.skin is not None
+            key = variant_key(params, outline=outline, skinned=skinned,
+                              morphs=prim.target_count > 0 and not skinned,
                               normal_map=prim.has_tangents and self.normal_maps,
                               vertex_color=prim.has_color)
             program = self._variants[cache_key] = self.programs.get(key)
@@ -237,12 +248,11 @@ class Renderer:
         program = self._program(index, prim, slot, p, outline)
         state.set("program", program.id, c.use_program)
         self._pipeline_state(frame, prim, p, outline, flip_y)
-        model = np.ascontiguousarray(frame.world[prim.node], np.float32)
-        c.uniform_matrix_4fv(program.loc_model, 1, 1, model.ctypes.data)
-        if prim.skin is not None:
-            state.texture(JOINT_UNIT, GL.GL_TEXTURE_BUFFER, self.gpu.joints[prim.skin][1])
-        if prim.target_count:
-            self._morph_uniforms(program, frame, prim)
+        if prim.skin is None:  # skinned ones come from the skinning pass, in world space
+            model = np.ascontiguousarray(frame.world[prim.node], np.float32)
+            c.uniform_matrix_4fv(program.loc_model, 1, 1, model.ctypes.data)
+            if prim.target_count:
+                self._morph_uniforms(program, frame, prim)
         self.uniforms.bind_material(slot)
         for unit, name in enumerate(SLOTS):
             ref = p.textures.get(name)
@@ -253,7 +263,7 @@ class Renderer:
             c.vertex_attrib_2f(2, 0.0, 0.0)
         if not prim.has_color:
             c.vertex_attrib_4f(5, 1.0, 1.0, 1.0, 1.0)
-        state.set("vao", prim.vao, c.bind_vertex_array)
+        state.set("vao", prim.draw_vao or prim.vao, c.bind_vertex_array)
         c.draw_elements(GL.GL_TRIANGLES, prim.index_count, GL.GL_UNSIGNED_INT, None)
 
     def _pipeline_state(self, frame: Frame, prim: GpuPrimitive, p: MaterialParams,
@@ -274,7 +284,8 @@ class Renderer:
             state.set("blend", False, lambda _v: c.disable(GL.GL_BLEND))
             state.set("depth_mask", GL.GL_TRUE, c.depth_mask)
 
-    def _morph_uniforms(self, program, frame: Frame, prim: GpuPrimitive) -> None:  # noqa: ANN001
+    def _morph_uniforms(self, program, frame: Frame, prim: GpuPrimitive,  # noqa: ANN001
+                        unit: int = MORPH_UNIT) -> None:
         c = self.calls
         count_loc, vertex_loc, stride_loc, index_loc, weight_loc = program.loc_morph
         count = 0
@@ -287,7 +298,7 @@ class Renderer:
         c.uniform_1i(count_loc, count)
         c.uniform_1i(vertex_loc, prim.vertex_count)
         c.uniform_1i(stride_loc, prim.morph_stride)
-        self._state.texture(MORPH_UNIT, GL.GL_TEXTURE_BUFFER, prim.morph_tex or self.gpu.empty_tbo)
+        self._state.texture(unit, GL.GL_TEXTURE_BUFFER, prim.morph_tex or self.gpu.empty_tbo)
 
     def _reset_state(self) -> None:
         GL.glBindVertexArray(0)
@@ -303,6 +314,7 @@ class Renderer:
     def release(self) -> None:
         """Free the model, the target and the programs (context current)."""
         if self.gpu is not None:
+            self.skinning.release()
             self.gpu.release()
             self.gpu = None
         if self.target is not None:

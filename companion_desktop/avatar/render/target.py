@@ -118,3 +118,25 @@ class RenderTarget:
             GL.glDeleteRenderbuffers(len(self._renderbuffers),
                                      np.array(self._renderbuffers, np.uint32))
         self._framebuffers, self._renderbuffers = [], []
+
+
+_CALLS = None  # glcalls.GLCalls, made on the first read-back
+
+
+def read_bgra(fbo: int, width: int, height: int) -> np.ndarray:
+    """Premultiplied pixels of single-sampled ``fbo`` as (height, width, 4) uint8 in
+    B, G, R, A byte order (Qt's ``Format_ARGB32_Premultiplied`` on little-endian
+    machines), in GL's row order: bottom row first, unless the picture was drawn with
+    ``flip_y``. One copy, straight into the returned array."""
+    global _CALLS
+    if _CALLS is None:
+        from .glcalls import GLCalls
+
+        _CALLS = GLCalls()
+    out = np.empty((height, width, 4), np.uint8)
+    GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, fbo)
+    if fbo:
+        GL.glReadBuffer(GL.GL_COLOR_ATTACHMENT0)
+    GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 4)
+    _CALLS.read_pixels(0, 0, width, height, GL.GL_BGRA, GL.GL_UNSIGNED_BYTE, out.ctypes.data)
+    return out

@@ -4,7 +4,8 @@ A software rasteriser (Mesa llvmpipe) runs every line of a shader for every pixe
 whichever way a uniform ``if`` goes, and samples every bound texture. So the MToon
 shaders are compiled per variant, with defines naming the shading model, alpha mode,
 the textures present, and the optional terms (UV animation, rim/matcap, emission,
-vertex colour, normal map, outline, skinning, morphs); code for the rest is left out.
+vertex colour, normal map, outline, morphs, and whether the vertices come from the
+skinning pass already in world space); code for the rest is left out.
 The picture is the same as the all-in-one shader's: an absent texture reads as white,
 an absent term adds zero.
 """
@@ -52,7 +53,7 @@ def variant_key(p: MaterialParams, *, outline: bool, skinned: bool, morphs: bool
     if normal_map and "normal" in p.textures:
         defines["NORMAL_MAP"] = 1
     if skinned:
-        defines["SKINNED"] = 1
+        defines["PRESKINNED"] = 1  # morphs and joints done by the skinning pass
     if morphs:
         defines["MORPHS"] = 1
     if "RIM" not in defines:

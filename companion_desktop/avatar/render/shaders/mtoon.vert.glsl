@@ -1,7 +1,7 @@
-// Morph targets (texture buffer), linear blend skinning (joint texture buffer),
-// normal transform; with OUTLINE defined, the inverted hull is pushed out; with
-// NORMAL_MAP defined, the tangent (xyz + handedness w) is skinned like a direction.
-// Specialised by defines (``variants.py``): SKINNED, MORPHS, VERTEX_COLOR, TEX_OUTLINE.
+// The draw shader's vertex stage: with PRESKINNED, the vertex comes from the skinning
+// pass already in world space; otherwise morphs and the node (or joint) matrix are
+// applied here. With OUTLINE defined the inverted hull is pushed out; with NORMAL_MAP
+// the tangent (xyz + handedness w) follows. Specialised by defines (``variants.py``).
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec2 a_uv0;
@@ -12,15 +12,6 @@ layout(location = 5) in vec4 a_color;
 layout(location = 6) in vec4 a_tangent;
 out vec4 v_tangent;                  // world space; w flips with a mirroring transform
 #endif
-
-uniform mat4 u_model;        // node world matrix (unskinned primitives)
-uniform samplerBuffer u_joint_tbo;   // 4 RGBA texels (columns) per joint
-uniform samplerBuffer u_morph_tbo;   // per target: vertex_count * stride texels
-uniform int u_vertex_count;
-uniform int u_morph_stride;          // 1: position deltas, 2: position + normal deltas
-uniform int u_morph_count;
-uniform int u_morph_index[MAX_MORPHS];
-uniform float u_morph_weight[MAX_MORPHS];
 
 #ifdef OUTLINE
 uniform sampler2D u_tex_outline;     // width multiply, G channel
@@ -33,48 +24,24 @@ out vec2 v_uv;
 out vec4 v_color;
 #endif
 
-mat4 joint_matrix(uint joint) {
-    int base = int(joint) * 4;
-    return mat4(texelFetch(u_joint_tbo, base), texelFetch(u_joint_tbo, base + 1),
-                texelFetch(u_joint_tbo, base + 2), texelFetch(u_joint_tbo, base + 3));
-}
-
-// The normal matrix (inverse transpose) up to a positive scale: the cofactors, signed
-// by the determinant so that a mirroring transform still turns normals the right way.
-mat3 normal_matrix(mat3 m) {
-    mat3 c = mat3(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));
-    return dot(m[0], c[0]) < 0.0 ? -c : c;
-}
-
 void main() {
+#ifdef PRESKINNED
+    vec4 world = vec4(a_position, 1.0);
+    vec3 n = a_normal;
+#ifdef NORMAL_MAP
+    v_tangent = a_tangent;
+#endif
+#else
     vec3 position = a_position;
     vec3 normal = a_normal;
-#ifdef MORPHS
-    for (int i = 0; i < u_morph_count; ++i) {
-        int base = (u_morph_index[i] * u_vertex_count + gl_VertexID) * u_morph_stride;
-        position += u_morph_weight[i] * texelFetch(u_morph_tbo, base).xyz;
-        if (u_morph_stride > 1) {
-            normal += u_morph_weight[i] * texelFetch(u_morph_tbo, base + 1).xyz;
-        }
-    }
-#endif
-    mat4 model = u_model;
-#ifdef SKINNED
-    float total = a_weights.x + a_weights.y + a_weights.z + a_weights.w;
-    if (total > 1e-6) {
-        model = (a_weights.x * joint_matrix(a_joints.x)
-                 + a_weights.y * joint_matrix(a_joints.y)
-                 + a_weights.z * joint_matrix(a_joints.z)
-                 + a_weights.w * joint_matrix(a_joints.w)) / total;
-    }
-#endif
-    vec4 world = model * vec4(position, 1.0);
+    morph(position, normal);
+    mat4 model = skin_matrix(a_joints, a_weights);
     mat3 linear = mat3(model);
-    vec3 n = normal_matrix(linear) * normal;
-    n = dot(n, n) > 1e-24 ? normalize(n) : vec3(0.0, 0.0, 1.0);
+    vec4 world = model * vec4(position, 1.0);
+    vec3 n = world_normal(linear, normal);
 #ifdef NORMAL_MAP
-    v_tangent = vec4(linear * a_tangent.xyz,
-                     (a_tangent.w < 0.0 ? -1.0 : 1.0) * (determinant(linear) < 0.0 ? -1.0 : 1.0));
+    v_tangent = world_tangent(linear, a_tangent);
+#endif
 #endif
     v_uv = a_uv0;
 #ifdef VERTEX_COLOR
