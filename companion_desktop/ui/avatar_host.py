@@ -151,7 +151,8 @@ class AvatarHost(QObject):
         can be drawn (keeps the GUI responsive on slow software GL)."""
         fps = self.fps if now < self._active_until else min(self.fps, IDLE_FPS)
         interval = max(round(1000 / fps), round(2000 * self._draw_s))
-        if self.timer.interval() != interval:
+        current = self.timer.interval()
+        if abs(interval - current) > max(2, 0.1 * current):  # setInterval restarts the timer
             self.timer.setInterval(interval)
 
     def attach(self, view: QObject) -> None:

@@ -236,3 +236,42 @@ def test_a_due_reminder_fires_as_a_system_event_in_both_windows(desktop, qtbot, 
     notice.buttons["Dismiss"].click()
     with service.db.read_session() as session:
         assert [r.dismissed for r in store.all_reminders(session)] == [True]
+
+
+def test_hidden_or_covered_views_draw_nothing(desktop, qtbot):
+    from PySide6.QtWidgets import QLabel, QWidget
+
+    from companion_desktop.ui.avatar_view import AvatarView
+
+    host, overlay = desktop.host, desktop.overlay
+    qtbot.waitUntil(lambda: host.pictures > 0, timeout=10000)
+    shown = host.pictures
+    qtbot.waitUntil(lambda: host.pictures > shown + 2, timeout=10000)  # she idles: pictures flow
+    overlay.hide()
+    assert not host.timer.isActive()  # no view left: the clock stops
+    stopped = host.pictures
+    for _ in range(5):
+        host.tick(force=True)  # even a forced frame draws nothing for a hidden window
+    qtbot.wait(300)
+    assert host.pictures == stopped
+    # a view under another widget is not drawn either
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    holder.resize(200, 300)
+    view = AvatarView(host, "upper", holder)
+    view.setGeometry(0, 0, 200, 300)
+    cover = QLabel("on top", holder)
+    cover.setAutoFillBackground(True)
+    cover.setGeometry(0, 0, 200, 300)
+    holder.show()
+    qtbot.waitExposed(holder)
+    cover.raise_()
+    assert host.showing() == []
+    before = host.pictures
+    for _ in range(5):
+        host.tick(force=True)
+    assert host.pictures == before
+    cover.hide()
+    qtbot.waitUntil(lambda: host.showing() == [view], timeout=5000)
+    host.tick(force=True)
+    assert host.pictures == before + 1

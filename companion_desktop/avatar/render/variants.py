@@ -56,6 +56,10 @@ def variant_key(p: MaterialParams, *, outline: bool, skinned: bool, morphs: bool
         defines["PRESKINNED"] = 1  # morphs and joints done by the skinning pass
     if morphs:
         defines["MORPHS"] = 1
+    base, shade = p.textures.get("base"), p.textures.get("shade")
+    if (base is not None and shade is not None and base.index == shade.index
+            and np.array_equal(p.uv_matrices[0], p.uv_matrices[1])):
+        defines["SHADE_IS_BASE"] = 1
     if "RIM" not in defines:
         defines.pop("TEX_RIM", None)
         defines.pop("TEX_MATCAP", None)

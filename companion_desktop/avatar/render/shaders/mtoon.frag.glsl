@@ -2,7 +2,8 @@
 // Specialised per material by defines (``variants.py``): SHADING (0 MToon, 1 unlit,
 // 2 lit), ALPHA_MODE (0 OPAQUE, 1 MASK, 2 BLEND), TEX_<SLOT> for each texture the
 // material has (an absent one reads as white), UV_ANIM, RIM (rim or matcap light),
-// EMISSIVE, VERTEX_COLOR, NORMAL_MAP and OUTLINE. Code for what a material lacks is left
+// EMISSIVE, VERTEX_COLOR, NORMAL_MAP and OUTLINE; SHADE_IS_BASE when the shade
+// texture is the base texture at the same UVs (VRoid exports), read once. Code for what a material lacks is left
 // out, so software rasterisers pay only for what shows.
 in vec3 v_world;
 in vec3 v_normal;
@@ -78,7 +79,8 @@ void main() {
     if (!gl_FrontFacing) n = -n;
 #endif
 #ifdef TEX_BASE
-    vec4 base = u_base_color * SAMPLE(base, 0, uv);
+    vec4 base_texel = SAMPLE(base, 0, uv);
+    vec4 base = u_base_color * base_texel;
 #else
     vec4 base = u_base_color;
 #endif
@@ -116,7 +118,9 @@ void main() {
 #endif
     float shading = dot(n, u_light_dir) + shift;
     shading = linearstep(-1.0 + u_shading_toony, 1.0 - u_shading_toony, shading);
-#ifdef TEX_SHADE
+#if defined(SHADE_IS_BASE)
+    vec3 shade = u_shade_color * base_texel.rgb;  // the same texture at the same UVs
+#elif defined(TEX_SHADE)
     vec3 shade = u_shade_color * SAMPLE(shade, 1, uv).rgb;
 #else
     vec3 shade = u_shade_color;
