@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 
+from companion_desktop.avatar.render.change import PictureGate
 from companion_desktop.avatar.vrm.frame import Frame, rest_frame
 from companion_desktop.avatar.vrm.loader import AvatarLoadError, load_model
 from companion_desktop.avatar.vrm.model import VrmModel
@@ -90,6 +91,7 @@ class AvatarHost(QObject):
         self._last_look = None
         self._active_until = 0.0
         self._draw_s = 0.0  # smoothed seconds one tick's pictures take
+        self.gate = PictureGate()  # draws only frames that change a picture visibly
         self.timer = QTimer(self)
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self.tick)
@@ -168,6 +170,7 @@ class AvatarHost(QObject):
             self._views.remove(view)
         if self.gl is not None:
             self.gl.forget(id(view))
+        self.gate.forget(id(view))
         if not self._views:
             self.timer.stop()
 
@@ -192,7 +195,7 @@ class AvatarHost(QObject):
             self.runtime.look_at_point(target)
         self.frame = self.runtime.update(dt)
         changed = force or self.runtime.changed
-        views = [v for v in self.showing() if changed or v.picture_wanted]
+        views = [v for v in self.showing() if v.picture_wanted or (changed and self._moved(v))]
         if views:
             started = time.perf_counter()
             self._draw(views)
@@ -200,6 +203,14 @@ class AvatarHost(QObject):
         self._pace(now)
         if changed:
             self.frame_changed.emit()
+
+    def _moved(self, view) -> bool:  # noqa: ANN001
+        """The frame differs visibly from the picture ``view`` shows (``PictureGate``)."""
+        camera = view.render_camera()
+        if camera is None:
+            return False
+        width, height = view.picture_size()
+        return self.gate.changed(id(view), self.frame, camera, width, height)
 
     def _draw(self, views: list[object]) -> None:
         if self.gl is None and self.gl_error is None:
@@ -212,7 +223,6 @@ class AvatarHost(QObject):
                 log.warning(self.gl_error)
         drew = False
         for view in views:
-            view.picture_wanted = False
             if self.gl is None:
                 view.set_picture(None, self.gl_error)
                 continue
@@ -220,6 +230,7 @@ class AvatarHost(QObject):
             camera = view.render_camera()
             if camera is None:
                 continue
+            wanted, view.picture_wanted = view.picture_wanted, False
             try:
                 pixels = self.gl.picture(id(view), self.model, self.frame, camera, width, height,
                                          view.background)
@@ -227,6 +238,9 @@ class AvatarHost(QObject):
                 log.warning("drawing her failed: %s", error)
                 view.set_picture(None, f"Her 3D view failed: {error}")
                 continue
+            if wanted:  # drawn on request: record what it shows
+                self.gate.changed(id(view), self.frame, camera, width, height)
+            self.gate.shown(id(view))
             view.set_picture(pixels)
             drew = True
         if drew:
