@@ -45,6 +45,7 @@ def rss_mb(pid: int) -> float:
 class FrameStats:
     shown: float | None = None  # time.time() of the chat window's first exposure
     frames: list[tuple[float, int, int]] = field(default_factory=list)  # (time, pictures, views)
+    ticks: list[tuple[float, int, float]] = field(default_factory=list)  # (time, ticks, step px)
 
     @classmethod
     def read(cls, path: Path) -> FrameStats:
@@ -61,6 +62,9 @@ class FrameStats:
                     stats.shown = float(item["time"])
                 elif item.get("event") == "frames":
                     stats.frames.append((float(item["time"]), int(item["pictures"]), int(item["views"])))
+                    if "ticks" in item:
+                        stats.ticks.append((float(item["time"]), int(item["ticks"]),
+                                            float(item.get("largest_step_px", 0.0))))
             except (ValueError, KeyError, TypeError, AttributeError):
                 continue
         return stats
@@ -71,6 +75,15 @@ class FrameStats:
         if len(inside) < 2 or inside[-1][0] <= inside[0][0]:
             return None
         return (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
+
+    def motion(self, start: float, stop: float) -> tuple[float, float] | None:
+        """(motion updates a second, largest on-screen step between two pictures in
+        pixels) between the first and last reports inside [start, stop]."""
+        inside = [t for t in self.ticks if start <= t[0] <= stop]
+        if len(inside) < 2 or inside[-1][0] <= inside[0][0]:
+            return None
+        rate = (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
+        return rate, max(t[2] for t in inside[1:])
 
     def views(self, start: float, stop: float) -> int | None:
         inside = [f[2] for f in self.frames if start <= f[0] <= stop]
@@ -83,6 +96,7 @@ class RunningApp:
 
     def __init__(self, folder: Path) -> None:
         self.stats_path = folder / "frames.jsonl"
+        self.last_motion: tuple[float, float] | None = None
         self.log_path = folder / "app.log"
         env = {**os.environ, NO_WELCOME_ENV: "1", FRAME_STATS_ENV: str(self.stats_path)}
         with self.log_path.open("wb") as log:
@@ -128,6 +142,7 @@ class RunningApp:
         wall1, cpu1 = time.time(), cpu_seconds(self.proc.pid)
         time.sleep(1.2)  # the report that closes the window
         stats = self.stats()
+        self.last_motion = stats.motion(wall0 - 0.6, wall1 + 1.2)
         return (100 * (cpu1 - cpu0) / (wall1 - wall0), stats.distinct_fps(wall0 - 0.6, wall1 + 1.2),
                 stats.views(wall0, wall1 + 1.2))
 
@@ -149,10 +164,15 @@ class RunningApp:
                 self.proc.wait(5)
 
 
-def _frames_text(fps: float | None, views: int | None) -> str:
+def _frames_text(fps: float | None, views: int | None,
+                 motion: tuple[float, float] | None = None) -> str:
     if fps is None:
         return "no frame figures (the app wrote no frame stats)"
-    return f"{fps:.1f} distinct frames/s over {views} avatar view(s) (aim >= 24)"
+    text = f"{fps:.1f} new pictures/s over {views} avatar view(s)"
+    if motion is not None:
+        text += (f" (drawn when she moves half a pixel); motion updated {motion[0]:.1f} times/s "
+                 f"(aim >= 24), largest step between two pictures {motion[1]:.2f} px")
+    return text
 
 
 def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
@@ -181,7 +201,7 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
                 return
             share, fps, views = app.cpu_share(seconds)
             report(f"  idle app (chat window + overlay, Hana) for {seconds:.0f} s: {share:.1f}% of one "
-                   f"core, all threads (aim <= 20%); {_frames_text(fps, views)}")
+                   f"core, all threads (aim <= 20%); {_frames_text(fps, views, app.last_motion)}")
             if beside is not None and app.alive:
                 wall0, cpu0 = time.time(), cpu_seconds(app.proc.pid)
                 beside()
@@ -189,8 +209,9 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
                 time.sleep(1.2)
                 stats = app.stats()
                 fps = stats.distinct_fps(wall0 - 0.6, wall1 + 1.2)
+                motion = stats.motion(wall0 - 0.6, wall1 + 1.2)
                 report(f"  her while the local model streams: {100 * (cpu1 - cpu0) / (wall1 - wall0):.1f}% "
-                       f"of one core; {_frames_text(fps, stats.views(wall0, wall1 + 1.2))}")
+                       f"of one core; {_frames_text(fps, stats.views(wall0, wall1 + 1.2), motion)}")
         except OSError:  # /proc/PID went away: it quit while being measured
             report(f"  idle app: it exited while measured ({app.proc.poll()}): {app.tail()}")
         finally:

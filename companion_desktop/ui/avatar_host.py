@@ -83,6 +83,7 @@ class AvatarHost(QObject):
         self.gl = None  # AvatarGL, made on the first picture
         self.gl_error: str | None = None
         self.pictures = 0  # pictures produced (ticks that drew at least one view)
+        self.ticks = 0  # frames evaluated while a view showed (motion updates)
         self._rng = random.Random(seed)
         self._views: list[object] = []
         self._loader: _Loader | None = None
@@ -195,6 +196,7 @@ class AvatarHost(QObject):
             self.runtime.look_at_point(target)
         self.frame = self.runtime.update(dt)
         changed = force or self.runtime.changed
+        self.ticks += 1
         views = [v for v in self.showing() if v.picture_wanted or (changed and self._moved(v))]
         if views:
             started = time.perf_counter()
@@ -247,13 +249,17 @@ class AvatarHost(QObject):
             self.pictures += 1
 
     def _write_stats(self) -> None:
+        """One JSON line: pictures and motion updates so far, the largest on-screen step
+        between two pictures in the last second (pixels), drawing time, views."""
         try:
             with open(self._stats_path, "a", encoding="utf-8") as out:
                 out.write(json.dumps({"event": "frames", "time": time.time(),
-                                      "pictures": self.pictures,
+                                      "pictures": self.pictures, "ticks": self.ticks,
+                                      "largest_step_px": round(self.gate.largest_step, 3),
                                       "views": len(self.showing()),
                                       "draw_ms": round(1000 * self._draw_s, 2),
                                       "interval_ms": self.timer.interval()}) + "\n")
+            self.gate.largest_step = 0.0
         except OSError:
             pass
 

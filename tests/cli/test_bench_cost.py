@@ -87,6 +87,17 @@ def test_frame_stats_give_distinct_frames_a_second(tmp_path: Path):
     assert FrameStats.read(tmp_path / "missing.jsonl").shown is None
 
 
+def test_frame_stats_give_motion_updates_and_the_largest_step(tmp_path: Path):
+    path = tmp_path / "frames.jsonl"
+    lines = [{"event": "frames", "time": 200.0 + s, "pictures": 10 * s, "views": 2,
+              "ticks": 24 * s, "largest_step_px": 0.1 * s} for s in range(5)]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    stats = FrameStats.read(path)
+    rate, step = stats.motion(199.0, 205.0)
+    assert rate == pytest.approx(24.0) and step == pytest.approx(0.4)
+    assert stats.motion(300.0, 400.0) is None
+
+
 def test_idle_app_figure_is_skipped_without_a_display(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)

@@ -45,6 +45,8 @@ class PictureGate:
     def __init__(self) -> None:
         self._shown: dict[object, _Shown] = {}
         self._pending: dict[object, _Shown] = {}
+        self._steps: dict[object, float] = {}
+        self.largest_step = 0.0  # pixels a node moved between two shown pictures (max so far)
 
     def changed(self, key: object, frame: Frame, camera: Camera, width: int, height: int) -> bool:
         """True when ``frame`` through ``camera`` differs visibly from the last picture
@@ -53,10 +55,13 @@ class PictureGate:
                      frame.material_colors, frame.texture_transforms)
         self._pending[key] = now
         last = self._shown.get(key)
+        self._steps.pop(key, None)
         if last is None or last.pixels.shape != now.pixels.shape \
                 or last.morphs.shape != now.morphs.shape:
             return True
-        if float(np.max(np.abs(now.pixels - last.pixels), initial=0.0)) >= PIXEL_STEP:
+        step = float(np.max(np.abs(now.pixels - last.pixels), initial=0.0))
+        self._steps[key] = step
+        if step >= PIXEL_STEP:
             return True
         if float(np.max(np.abs(now.morphs - last.morphs), initial=0.0)) >= MORPH_STEP:
             return True
@@ -66,10 +71,12 @@ class PictureGate:
         """The frame last passed to ``changed`` for ``key`` is now on screen."""
         if key in self._pending:
             self._shown[key] = self._pending.pop(key)
+            self.largest_step = max(self.largest_step, self._steps.pop(key, 0.0))
 
     def forget(self, key: object) -> None:
         self._shown.pop(key, None)
         self._pending.pop(key, None)
+        self._steps.pop(key, None)
 
 
 def _same(a: dict, b: dict) -> bool:
