@@ -91,7 +91,7 @@ class AvatarHost(QObject):
         self.look_provider: Callable[[], object] | None = None  # a world point, or None
         self._last_look = None
         self._active_until = 0.0
-        self._draw_s = 0.0  # smoothed seconds one tick's pictures take
+        self._draw_s = 0.0  # smoothed seconds a tick spends drawing (averaged over all ticks)
         self.gate = PictureGate()  # draws only frames that change a picture visibly
         self.timer = QTimer(self)
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
@@ -150,8 +150,8 @@ class AvatarHost(QObject):
         self._active_until = max(self._active_until, time.monotonic() + seconds)
 
     def _pace(self, now: float) -> None:
-        """Full rate while active, IDLE_FPS otherwise; never faster than the pictures
-        can be drawn (keeps the GUI responsive on slow software GL)."""
+        """Full rate while active, IDLE_FPS otherwise; drawing never takes more than half
+        of the GUI thread's time (keeps it responsive on slow software GL)."""
         fps = self.fps if now < self._active_until else min(self.fps, IDLE_FPS)
         interval = max(round(1000 / fps), round(2000 * self._draw_s))
         current = self.timer.interval()
@@ -198,10 +198,11 @@ class AvatarHost(QObject):
         changed = force or self.runtime.changed
         self.ticks += 1
         views = [v for v in self.showing() if v.picture_wanted or (changed and self._moved(v))]
+        started = time.perf_counter()
         if views:
-            started = time.perf_counter()
             self._draw(views)
-            self._draw_s = 0.8 * self._draw_s + 0.2 * (time.perf_counter() - started)
+        # average drawing time per tick (0 for ticks that drew nothing): the duty cycle
+        self._draw_s = 0.9 * self._draw_s + 0.1 * (time.perf_counter() - started)
         self._pace(now)
         if changed:
             self.frame_changed.emit()
