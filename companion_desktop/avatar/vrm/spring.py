@@ -20,7 +20,8 @@ Speed: joints are sorted by depth (counting simulated ancestors) and each depth 
 as one set of array slices; what does not change within a frame (the parent frames of
 unanchored joints, bone lengths, colliders, gravity) is computed once per frame; the turn
 of each joint is kept as a quaternion whose rotation matrix comes from one table product,
-and the output quaternions are formed once per frame, after the last step.
+and the output quaternions are formed once per frame, after the last step. The deepest,
+small levels (``spring_scalar.MAX_ROWS`` joints or fewer) are stepped in plain floats.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from . import quat
 from .model import VrmModel
 from .pose import Pose, local_matrices
 from .spring_collide import COLLISION_ITERATIONS, ColliderFrame, collide, collide_level
+from .spring_scalar import ScalarBlock, scalar_start
 from .spring_setup import (
     VIRTUAL_TAIL_M,
     Level,
@@ -98,6 +100,9 @@ class SpringSimulator:
                                     self.mask, self.center)
         self.levels = [lv.index for lv in self._levels]
         self._collider_constants(model)
+        self._scalar_from = scalar_start(self)
+        self._scalar = (ScalarBlock(self, self._scalar_from)
+                        if self._scalar_from < len(self._levels) else None)
         self._world = np.zeros((n, 4, 4))
         self._world[:, 3, 3] = 1.0
         self.local_rot = self.rest_rot.copy()
@@ -182,7 +187,10 @@ class SpringSimulator:
             self._cols = ColliderFrame(_apply(m, self._col_offset), _apply(m, self._col_end),
                                        self._col_radius)
         self._fixed = {i: self._geometry(lv, self._static_parent[lv.sl])
-                       for i, lv in enumerate(self._levels) if lv.none_anchored}
+                       for i, lv in enumerate(self._levels[:self._scalar_from])
+                       if lv.none_anchored}
+        if self._scalar is not None:
+            self._scalar.frame()
 
     def _parent_world(self, lv: Level, joint_world: np.ndarray) -> np.ndarray:
         """(rows, 4, 4) parent frames of a level: the anchor joints' world, else static."""
@@ -258,7 +266,7 @@ class SpringSimulator:
 
     def _step(self, dt: float) -> None:
         fixed_dt = dt == self.step
-        for i, lv in enumerate(self._levels):
+        for i, lv in enumerate(self._levels[:self._scalar_from]):
             sl = lv.sl
             geometry = self._fixed.get(i)
             if geometry is None:
@@ -281,6 +289,8 @@ class SpringSimulator:
                                     lv.reach_sq, self.mask[sl], self.orders[sl])
             self._next[sl] = self._to_center(sl, nxt) if lv.center else nxt
             self._turn_level(lv, parent, head, rest3, inv_sq, nxt)
+        if self._scalar is not None:
+            self._scalar.step(dt)
         self.prev_tail, self.tail, self._next = self.tail, self._next, self.prev_tail
 
     def _turn_level(self, lv: Level, parent: np.ndarray, head: np.ndarray, rest3: np.ndarray,
