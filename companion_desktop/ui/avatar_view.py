@@ -52,6 +52,7 @@ class AvatarView(QWidget):
         self._image: QImage | None = None
         self._pixels: np.ndarray | None = None  # BGRA premultiplied, top row first
         self.picture_wanted = True
+        self.serial = 0  # counts pictures set (the overlay re-shapes itself only on a new one)
         self.keep_pixels = True  # (kept for callers; pictures are always kept now)
         self.want_pixels = True
         if background is None:
@@ -121,6 +122,7 @@ class AvatarView(QWidget):
         """The host's new picture (premultiplied BGRA, top row first), or an error."""
         self.error = error
         self._pixels = pixels
+        self.serial += 1
         if pixels is None:
             self._image = None
         else:

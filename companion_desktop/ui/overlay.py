@@ -96,6 +96,7 @@ class OverlayWindow(QWidget):
         self.input.submitted.connect(self._submit)
         self.input.dismissed.connect(self.input.hide)
         self.view.installEventFilter(self)
+        self._mask_key = None  # what the current shape was made from
         self._mask_timer = QTimer(self, interval=MASK_MS, timeout=self.update_mask)
         self._mask_timer.start()
         self.resize(self._scaled_size())
@@ -163,9 +164,13 @@ class OverlayWindow(QWidget):
     def update_mask(self) -> None:
         """Clicks pass through where she is transparent (when click-through is on)."""
         if not self.click_through or self.input.isVisible():
+            self._mask_key = None
             self.clearMask()
             return
-        self.view.want_pixels = True  # the next picture refreshes the mask's source
+        key = (self.view.serial, self.view.pos().toTuple(),
+               self.bubble.geometry().getRect() if self.bubble.isVisible() else None)
+        if key == self._mask_key:
+            return  # same picture, same place: the shape has not changed
         alpha = self.view.alpha_mask()
         if alpha is None:
             return
@@ -173,6 +178,7 @@ class OverlayWindow(QWidget):
         if self.bubble.isVisible():
             region = region.united(QRegion(self.bubble.geometry()))
         self.setMask(region)
+        self._mask_key = key
 
     # ---------------------------------------------------------------- talking
     def _submit(self, text: str) -> None:

@@ -46,6 +46,9 @@ def variant_key(p: MaterialParams, *, outline: bool, skinned: bool, morphs: bool
             defines["UV_ANIM"] = 1
         if _nonzero(p.rim_color) or ("matcap" in p.textures and _nonzero(p.matcap_factor)):
             defines["RIM"] = 1
+            power = float(p.rim_fresnel_power)
+            if power.is_integer() and 1 <= power <= 8:
+                defines["RIM_POW"] = int(power)
     if p.shading != SHADING_UNLIT and _nonzero(p.emissive):
         defines["EMISSIVE"] = 1
     if vertex_color and p.shading != SHADING_MTOON:

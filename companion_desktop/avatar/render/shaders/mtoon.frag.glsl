@@ -3,7 +3,8 @@
 // 2 lit), ALPHA_MODE (0 OPAQUE, 1 MASK, 2 BLEND), TEX_<SLOT> for each texture the
 // material has (an absent one reads as white), UV_ANIM, RIM (rim or matcap light),
 // EMISSIVE, VERTEX_COLOR, NORMAL_MAP and OUTLINE; SHADE_IS_BASE when the shade
-// texture is the base texture at the same UVs (VRoid exports), read once. Code for what a material lacks is left
+// texture is the base texture at the same UVs (VRoid exports), read once; RIM_POW N
+// when the rim's fresnel power is the whole number N (1..8). Code for what a material lacks is left
 // out, so software rasterisers pay only for what shows.
 in vec3 v_world;
 in vec3 v_normal;
@@ -139,7 +140,13 @@ void main() {
     vec3 rim = vec3(0.0);
 #endif
     float fresnel = clamp(1.0 - dot(n, v) + u_rim_lift, 0.0, 1.0);
+#ifdef RIM_POW
+    float lit_rim = 1.0;  // a whole-number power: multiplications instead of exp2(log2())
+    for (int i = 0; i < RIM_POW; ++i) lit_rim *= fresnel;
+    rim += u_rim_color * lit_rim;
+#else
     rim += u_rim_color * pow(fresnel, max(u_rim_fresnel_power, 1e-5));
+#endif
 #ifdef TEX_RIM
     rim *= SAMPLE(rim, 3, uv).rgb;
 #endif
