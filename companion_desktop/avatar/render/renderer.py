@@ -31,7 +31,7 @@ from .skinning import SkinningPass
 from .materials import SLOTS, SRGB_SLOTS, MaterialParams
 from .target import RenderTarget, clear_framebuffer, read_framebuffer, unpremultiply
 from .uniforms import UniformBuffers, pack_frame
-from .variants import MORPH_UNIT, ProgramCache, variant_key
+from .variants import JOINT_UNIT, MORPH_UNIT, ProgramCache, variant_key
 
 MAX_ACTIVE_MORPHS = 32
 
@@ -94,10 +94,13 @@ class Renderer:
     """``load(model)`` once, then ``draw(frame, camera, width, height)`` per picture."""
 
     def __init__(self, samples: int = 4, lighting: Lighting | None = None,
-                 normal_maps: bool = True):
+                 normal_maps: bool = True, specialize: bool = True):
         """``normal_maps`` False draws every material as if it had no normal texture
-        (the shaders are then built without the normal-map code)."""
+        (the shaders are then built without the normal-map code). ``specialize`` False
+        draws with the all-in-one shader and skins in every draw: slower, the same
+        picture (the reference the tests hold the fast path to)."""
         require_gl33()
+        self.specialize = specialize
         self.samples = samples
         self.lighting = lighting or Lighting()
         self.normal_maps = normal_maps
@@ -157,7 +160,8 @@ class Renderer:
         self._frame_block(view, proj, camera)
         if not (same_frame and self.skinning.done_for(frame)):
             self.gpu.update_joints(frame.joint_matrices)
-            self.skinning.run(frame, self._morph_uniforms)
+            if self.specialize:
+                self.skinning.run(frame, self._morph_uniforms)
             self._state.reset()
         table = self.materials.update(frame)
         self.uniforms.set_materials(table.records)
@@ -236,9 +240,9 @@ class Renderer:
         if program is None:
             skinned = prim.skin is not None
             key = variant_key(params, outline=outline, skinned=skinned,
-                              morphs=prim.target_count > 0 and not skinned,
+                              morphs=prim.target_count > 0 and not (skinned and self.specialize),
                               normal_map=prim.has_tangents and self.normal_maps,
-                              vertex_color=prim.has_color)
+                              vertex_color=prim.has_color, specialize=self.specialize)
             program = self._variants[cache_key] = self.programs.get(key)
         return program
 
@@ -248,9 +252,12 @@ class Renderer:
         program = self._program(index, prim, slot, p, outline)
         state.set("program", program.id, c.use_program)
         self._pipeline_state(frame, prim, p, outline, flip_y)
-        if prim.skin is None:  # skinned ones come from the skinning pass, in world space
+        preskinned = prim.skin is not None and self.specialize
+        if not preskinned:  # skinned ones come from the skinning pass, in world space
             model = np.ascontiguousarray(frame.world[prim.node], np.float32)
             c.uniform_matrix_4fv(program.loc_model, 1, 1, model.ctypes.data)
+            if prim.skin is not None:
+                state.texture(JOINT_UNIT, GL.GL_TEXTURE_BUFFER, self.gpu.joints[prim.skin][1])
             if prim.target_count:
                 self._morph_uniforms(program, frame, prim)
         self.uniforms.bind_material(slot)
@@ -259,11 +266,13 @@ class Renderer:
             if ref is not None:
                 state.texture(unit, GL.GL_TEXTURE_2D,
                               self.gpu.texture(ref.index, name in SRGB_SLOTS))
+            elif not self.specialize:
+                state.texture(unit, GL.GL_TEXTURE_2D, self.gpu.white)
         if not prim.has_uv:
             c.vertex_attrib_2f(2, 0.0, 0.0)
         if not prim.has_color:
             c.vertex_attrib_4f(5, 1.0, 1.0, 1.0, 1.0)
-        state.set("vao", prim.draw_vao or prim.vao, c.bind_vertex_array)
+        state.set("vao", prim.draw_vao if preskinned else prim.vao, c.bind_vertex_array)
         c.draw_elements(GL.GL_TRIANGLES, prim.index_count, GL.GL_UNSIGNED_INT, None)
 
     def _pipeline_state(self, frame: Frame, prim: GpuPrimitive, p: MaterialParams,

@@ -30,8 +30,15 @@ def _nonzero(values) -> bool:
 
 
 def variant_key(p: MaterialParams, *, outline: bool, skinned: bool, morphs: bool,
-                normal_map: bool, vertex_color: bool) -> tuple[tuple[str, int], ...]:
-    """The defines of the program that draws one primitive with material ``p``."""
+                normal_map: bool, vertex_color: bool,
+                specialize: bool = True) -> tuple[tuple[str, int], ...]:
+    """The defines of the program that draws one primitive with material ``p``.
+    ``specialize`` False gives the all-in-one variant (every texture slot read, white
+    where absent; every term computed; skinning in the draw), the reference that the
+    specialised variants must match pixel for pixel."""
+    if not specialize:
+        return _generic_key(p, outline=outline, skinned=skinned, morphs=morphs,
+                            normal_map=normal_map)
     defines: dict[str, int] = {"SHADING": p.shading, "ALPHA_MODE": p.alpha_mode}
     fragment_slots = [s for s in SLOTS if s not in _VERTEX_SLOTS and s != "normal"]
     for slot in fragment_slots:
@@ -68,6 +75,26 @@ def variant_key(p: MaterialParams, *, outline: bool, skinned: bool, morphs: bool
         defines.pop("TEX_MATCAP", None)
     if "EMISSIVE" not in defines:
         defines.pop("TEX_EMISSIVE", None)
+    return tuple(sorted(defines.items()))
+
+
+def _generic_key(p: MaterialParams, *, outline: bool, skinned: bool, morphs: bool,
+                 normal_map: bool) -> tuple[tuple[str, int], ...]:
+    defines: dict[str, int] = {"SHADING": p.shading, "ALPHA_MODE": p.alpha_mode,
+                               "UV_ANIM": 1, "RIM": 1, "EMISSIVE": 1, "VERTEX_COLOR": 1}
+    for slot in SLOTS:
+        if slot not in ("normal", "outline"):
+            defines[f"TEX_{slot.upper()}"] = 1
+    if outline:
+        defines["OUTLINE"] = 1
+        if "outline" in p.textures:
+            defines["TEX_OUTLINE"] = 1
+    if normal_map and "normal" in p.textures:
+        defines["NORMAL_MAP"] = 1
+    if skinned:
+        defines["SKINNED"] = 1
+    if morphs:
+        defines["MORPHS"] = 1
     return tuple(sorted(defines.items()))
 
 
