@@ -1,10 +1,12 @@
 """The one avatar both windows show: model, runtime, the frame clock and her pictures.
 
 ``AvatarHost`` owns the loaded model and its ``AvatarRuntime``. One precise QTimer
-advances the runtime while at least one view is visible and exposed; when the frame
-changed visibly, one offscreen OpenGL context (``AvatarGL``) draws a picture for each
-showing view and hands it over (``view.set_picture``). Nothing is drawn for a hidden,
-minimised or fully covered view, and nothing runs at all when no view shows.
+advances the runtime while at least one view is visible and exposed. A showing view
+gets a new picture only when the frame moves what it shows by half a pixel or more
+(``avatar.render.change.PictureGate``); then one offscreen OpenGL context
+(``AvatarGL``) draws it and hands it over (``view.set_picture``). Nothing is drawn for a hidden,
+minimised or fully covered view; while no view shows, her clock stands still (the timer
+only looks twice a second whether one shows again), and it stops with the last view.
 
 Pacing: ``fps`` (Settings > Display, 10-60) while something happens (pointer,
 talking, a tap), ``IDLE_FPS`` while she only breathes and moves through her idle
@@ -42,6 +44,7 @@ log = logging.getLogger(__name__)
 IDLE_FPS = 24  # frames a second while she only breathes, blinks and idles
 ACTIVE_HOLD_S = 2.5  # full frame rate this long after the last activity
 FRAME_STATS_ENV = "COMPANION_FRAME_STATS"
+HIDDEN_POLL_MS = 500  # while every view is attached but unseen: look again this often
 
 
 class _Loader(QThread):
@@ -185,6 +188,12 @@ class AvatarHost(QObject):
         if self.runtime is None:
             return
         now = time.monotonic()
+        showing = self.showing()
+        if not showing and not force:  # minimised or covered: nobody sees her, nothing runs
+            self._last = now
+            if self.timer.interval() != HIDDEN_POLL_MS:
+                self.timer.setInterval(HIDDEN_POLL_MS)
+            return
         dt = min(0.1, max(0.0, now - self._last))
         self._last = now
         if self.look_provider is not None:
@@ -197,7 +206,7 @@ class AvatarHost(QObject):
         self.frame = self.runtime.update(dt)
         changed = force or self.runtime.changed
         self.ticks += 1
-        views = [v for v in self.showing() if v.picture_wanted or (changed and self._moved(v))]
+        views = [v for v in showing if v.picture_wanted or (changed and self._moved(v))]
         started = time.perf_counter()
         if views:
             self._draw(views)

@@ -275,3 +275,22 @@ def test_hidden_or_covered_views_draw_nothing(desktop, qtbot):
     qtbot.waitUntil(lambda: host.showing() == [view], timeout=5000)
     host.tick(force=True)
     assert host.pictures == before + 1
+
+
+def test_her_clock_stands_still_while_no_view_is_seen(desktop, qtbot):
+    from PySide6.QtWidgets import QLabel
+
+    host, overlay = desktop.host, desktop.overlay
+    qtbot.waitUntil(lambda: host.pictures > 0, timeout=10000)
+    cover = QLabel("covering her", overlay)
+    cover.setAutoFillBackground(True)
+    cover.setGeometry(overlay.rect())
+    cover.show()
+    cover.raise_()
+    assert host.showing() == []
+    ticks, clock = host.ticks, host.runtime.time
+    host.tick()
+    assert host.ticks == ticks and host.runtime.time == clock  # no update, no picture
+    assert host.timer.interval() >= 500  # it only looks now and then
+    cover.hide()
+    qtbot.waitUntil(lambda: host.runtime.time > clock, timeout=5000)
