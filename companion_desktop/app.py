@@ -12,25 +12,24 @@ NO_WELCOME_ENV = "COMPANION_NO_WELCOME"
 
 def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     """Start the app. ``fixed_now`` pins the clock (``--now``); otherwise the real one."""
-    from PySide6.QtWidgets import QApplication, QMessageBox
-
+    # The modules without Qt come first: once PySide6 is imported it inspects the source
+    # of every module imported after it (its __feature__ hook), which costs time here.
     from companion_desktop.pipeline.companion import CompanionService
-    from companion_desktop.storage.db import Database, StorageError
-    from companion_desktop.storage.paths import resolve_data_dir
-    from companion_desktop.storage.settings import LlmSettings, load_settings
-    from companion_desktop.ui.chat_backend import ChatBackend
-    from PySide6.QtCore import QTimer
-
     from companion_desktop.pipeline.facts import FactService
     from companion_desktop.pipeline.memory import FactMemory
     from companion_desktop.pipeline.tool_access import ToolAccess
+    from companion_desktop.storage.db import Database, StorageError
+    from companion_desktop.storage.paths import resolve_data_dir
+    from companion_desktop.storage.settings import LlmSettings, load_settings
+    from companion_desktop.ui.chat_backend import ChatBackend  # no Qt in it
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
     from companion_desktop.ui.chat_window import ChatWindow
     from companion_desktop.ui.memory_worker import MemoryWorker
-    from companion_desktop.ui.desktop import Desktop
-    from companion_desktop.ui.welcome import WelcomeDialog
 
     app = QApplication.instance() or QApplication(sys.argv)
-    software = _software_gl()  # every picture costs CPU there: no multisampling
     app.setApplicationName("companion-desktop")
     app.setApplicationDisplayName("companion-desktop")
 
@@ -51,36 +50,58 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         QMessageBox.critical(None, "companion-desktop", str(exc))
         db.close()
         return 1
-    _prune_keepsakes(db)
-    animations = _animations(db, service)
+    late: dict[str, object] = {}  # made after the window's first paint: animations, host
+
+    def enabled_animations() -> list[tuple[str, str]]:
+        animations = late.get("animations")
+        return animations.enabled_for_prompt() if animations is not None else []
+
     facts = FactService(db)
     service.facts = facts  # the Memory page and the turn pipeline share one index
     tools = ToolAccess(db)  # MCP servers connect on first use, stay up until quit
-    backend = ChatBackend(service, clock, animations=animations.enabled_for_prompt,
+    backend = ChatBackend(service, clock, animations=enabled_animations,
                           memory=FactMemory(facts), tools=tools)
     memory_worker = MemoryWorker(facts)
     memory_timer = QTimer(singleShot=True, interval=MEMORY_DELAY_MS)
     memory_timer.timeout.connect(memory_worker.restart)
-    host = _avatar_host(db, animations, samples=0 if software else 4)
     try:
         if not settings.provider and os.environ.get(NO_WELCOME_ENV) != "1":
+            from companion_desktop.ui.welcome import WelcomeDialog
+
             WelcomeDialog(service).exec()
         backend.connect()
-        window = ChatWindow(service, clock, backend, host)
-        desktop = Desktop(service, host, window, backend)
-        window.backend_changed.connect(desktop.rewire)
-        window.backend_changed.connect(desktop.settings_applied)
+        window = ChatWindow(service, clock, backend, avatar_later=True)
         window.backend_changed.connect(tools.forget)  # Settings > Tools may have changed
         window.memory_worker = memory_worker
+
+        def finish_start() -> None:
+            """After the window's first picture: her (the GL probe, the animation library,
+            the host loading her model), the overlay, tray, voice and reminders."""
+            software = _software_gl()  # every picture costs CPU there: no multisampling
+            animations = late["animations"] = _animations(db, service)
+            host = _avatar_host(db, animations, samples=0 if software else 4)
+            late["host"] = host
+            window.set_host(host)
+            _prune_keepsakes(db)
+            from companion_desktop.ui.desktop import Desktop
+
+            desktop = Desktop(service, host, window, backend)
+            window.backend_changed.connect(desktop.rewire)
+            window.backend_changed.connect(desktop.settings_applied)
+            window.desktop = desktop
+            if _overlay_visible(db):
+                desktop.overlay.show()
+
         window.show()
         _report_when_shown(window)
-        if _overlay_visible(db):
-            desktop.overlay.show()
+        _after_first_paint(window, finish_start)
         memory_timer.start()  # the model loads once the window is up
         return app.exec()
     finally:
         memory_timer.stop()
-        host.release()
+        host = late.get("host")
+        if host is not None:  # none when she quit before the first paint
+            host.release()
         memory_worker.stop()
         backend.shutdown()
         tools.close()
@@ -88,6 +109,32 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
 
 
 MEMORY_DELAY_MS = 1500
+#: The longest the overlay, tray and reminders wait for the chat window's first paint (ms).
+FIRST_PAINT_WAIT_MS = 2000
+
+
+def _after_first_paint(window, then) -> None:  # noqa: ANN001
+    """Run ``then`` once, just after ``window`` first paints (or FIRST_PAINT_WAIT_MS after
+    now, when no paint comes): what is not in the first picture does not delay it."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    done = []
+
+    def run() -> None:
+        if not done:
+            done.append(True)
+            then()
+
+    class _FirstPaint(QObject):
+        def eventFilter(self, obj, event) -> bool:  # noqa: N802, ANN001
+            if event.type() == QEvent.Type.Paint:
+                window.removeEventFilter(self)
+                QTimer.singleShot(0, window, run)  # after this paint reaches the screen
+            return False
+
+    window._after_first_paint = _FirstPaint(window)
+    window.installEventFilter(window._after_first_paint)
+    QTimer.singleShot(FIRST_PAINT_WAIT_MS, window, run)
 
 
 def _prune_keepsakes(db) -> None:  # noqa: ANN001

@@ -104,9 +104,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from companion_desktop.storage.db import StorageError
-    from companion_desktop.storage.savefile import SaveFileError
-
     try:
         now = parse_now(args.now)
         if args.command is None:
@@ -116,11 +113,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         from companion_desktop import commands
 
         return commands.run(args, now)
-    except (CliError, StorageError, SaveFileError) as exc:
-        print(f"companion-desktop: {exc}", file=sys.stderr)
-        return 1
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        if not _user_error(exc):
+            raise
+        print(f"companion-desktop: {exc}", file=sys.stderr)
+        return 1
+
+
+#: Modules whose error classes are printed as one line (exit status 1). They are looked up
+#: once raised, not imported here: the app's start must not wait for the save-file schema.
+_USER_ERRORS = (
+    ("companion_desktop.storage.errors", "StorageError"),
+    ("companion_desktop.storage.savefile_schema", "SaveFileError"),
+)
+
+
+def _user_error(exc: BaseException) -> bool:
+    """A CliError, StorageError or SaveFileError (a module not yet imported raised none)."""
+    if isinstance(exc, CliError):
+        return True
+    for module, name in _USER_ERRORS:
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(exc, getattr(loaded, name)):
+            return True
+    return False
 
 
 def print_json(data: object) -> None:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import httpx
+from typing import TYPE_CHECKING
 
 from companion_desktop.llm.base import ProviderConfig
-from companion_desktop.llm.keys import get_key
-from companion_desktop.llm.registry import SPECS, create_provider
 from companion_desktop.storage.settings import LlmSettings
+
+if TYPE_CHECKING:
+    import httpx
+
+# The registry (httpx) and the keyring load with the first provider set up, not before:
+# with none saved, the app's first picture waits for neither.
 
 
 class ProviderNotReady(Exception):
@@ -32,6 +35,9 @@ def provider_config(settings: LlmSettings, overrides: Overrides | None = None) -
             "No language model is set up yet: open Settings > LLM Model, or pass "
             "--provider and --model (for example --provider ollama --model llama3.2)."
         )
+    from companion_desktop.llm.keys import get_key
+    from companion_desktop.llm.registry import SPECS
+
     spec = SPECS.get(pid)
     if spec is None:
         raise ProviderNotReady(f"unknown provider {pid!r}; known: {', '.join(sorted(SPECS))}")
@@ -47,4 +53,6 @@ def provider_config(settings: LlmSettings, overrides: Overrides | None = None) -
 
 def open_provider(config: ProviderConfig, client: httpx.Client | None = None):  # noqa: ANN201
     """A provider for ``config`` (raises the llm package's AuthError when a key is missing)."""
+    from companion_desktop.llm.registry import create_provider
+
     return create_provider(config, client)

@@ -13,16 +13,26 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from companion_desktop.llm.mcp_client import McpHub, McpServerConfig, config_from_entry
-from companion_desktop.pipeline.tools import Toolbox
 from companion_desktop.storage.db import Database
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import McpSettings, load_settings
 
+if TYPE_CHECKING:  # the MCP SDK loads with the first turn that has servers, not with the app
+    from companion_desktop.llm.mcp_client import McpHub, McpServerConfig
+    from companion_desktop.pipeline.tools import Toolbox
+
 log = logging.getLogger(__name__)
 #: How long a tool listing is reused before the servers are asked again (seconds).
 LISTING_TTL_S = 60.0
+
+
+def new_hub() -> McpHub:
+    """A fresh ``McpHub`` (the MCP SDK is imported here, on first use)."""
+    from companion_desktop.llm.mcp_client import McpHub
+
+    return McpHub()
 
 
 @dataclass(frozen=True)
@@ -34,7 +44,7 @@ class ToolSet:
 class ToolAccess:
     """Callable: ``access()`` -> the ToolSet for this turn, or None. Thread-safe."""
 
-    def __init__(self, db: Database, hub_factory: Callable[[], McpHub] = McpHub,
+    def __init__(self, db: Database, hub_factory: Callable[[], McpHub] = new_hub,
                  secrets: Callable[..., str | None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.db = db
@@ -72,6 +82,8 @@ class ToolAccess:
                     if not isinstance(result, list):
                         log.warning("MCP server %s: %s", name, getattr(result, "message", result))
                 self._listed = listed = (configs, now, listing)
+        from companion_desktop.pipeline.tools import Toolbox
+
         toolbox = Toolbox.build(listed[2], ask)
         return ToolSet(toolbox, hub) if toolbox else None
 
@@ -87,6 +99,8 @@ class ToolAccess:
             hub.close()
 
     def _config(self, entry) -> McpServerConfig:  # noqa: ANN001 - storage.settings.McpServerEntry
+        from companion_desktop.llm.mcp_client import config_from_entry
+
         if self._secrets is None:
             return config_from_entry(entry)
         return config_from_entry(entry, self._secrets)

@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from companion_desktop.engine.tool_security import tool_security_text
 from companion_desktop.llm.base import (
@@ -30,11 +30,13 @@ from companion_desktop.llm.base import (
     ToolResult,
     ToolSpec,
 )
-from companion_desktop.llm.mcp_client import CallOutcome, McpHubClosed, McpServerError, McpTool
 from companion_desktop.pipeline.tool_context import (  # noqa: F401 - specs_tokens re-exported
     fit_messages,
     specs_tokens,
 )
+
+if TYPE_CHECKING:  # the MCP SDK loads with the first hub, not with the turn runner
+    from companion_desktop.llm.mcp_client import CallOutcome, McpServerError, McpTool
 
 log = logging.getLogger("companion_desktop.pipeline.tools")
 
@@ -93,6 +95,8 @@ class Toolbox:
         ask_tools: Mapping[str, Iterable[str]] | None = None,
     ) -> Toolbox:
         """From ``McpHub.list_tools()`` and the per-server "ask before running" names."""
+        from companion_desktop.llm.mcp_client import McpServerError
+
         tools: dict[str, McpTool] = {}
         errors: dict[str, str] = {}
         for server, found in listing.items():
@@ -208,6 +212,8 @@ class _Round:
         if self.toolbox.needs_approval(tool) and not self._approved(tool, args):
             return self.fail(call, DECLINED, "declined")
         self.report(call, "running")
+        from companion_desktop.llm.mcp_client import McpHubClosed
+
         try:
             outcome = self.hub.call_tool(tool.server, tool.name, args, timeout=CALL_TIMEOUT_S)
         except McpHubClosed:

@@ -2,29 +2,40 @@
 
 No ``alembic.ini`` is needed: :func:`alembic_config` builds the configuration
 with ``script_location`` pointing at ``storage/migrations``.
+
+Alembic itself is imported only when a database needs migrating: the known
+revisions and the head are read from the ``revision`` / ``down_revision`` lines of
+the files in ``migrations/versions`` (a few small reads), and a database already
+stamped at head is opened without Alembic.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import sqlite3
 from functools import lru_cache
 from pathlib import Path
-
-from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine
+from typing import TYPE_CHECKING
 
 from . import errors
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import Connection, Engine
+
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+VERSIONS_DIR = MIGRATIONS_DIR / "versions"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _HEADER_SIZE = 100
+_ASSIGNMENT = re.compile(r"^(revision|down_revision)\s*(?::[^=]*)?=\s*(.+?)\s*$", re.MULTILINE)
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
     """An Alembic ``Config`` for our migrations; ``connection`` is handed to env.py."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     if connection is not None:
@@ -34,16 +45,48 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 @lru_cache(maxsize=1)
 def _script() -> ScriptDirectory:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config())
+
+
+@lru_cache(maxsize=1)
+def _revision_graph() -> dict[str, tuple[str, ...]] | None:
+    """revision -> its down revisions, read from the version files without importing them.
+
+    None when a file does not state both as plain literals (Alembic then decides).
+    """
+    graph: dict[str, tuple[str, ...]] = {}
+    for path in sorted(VERSIONS_DIR.glob("*.py")):
+        found = dict(_ASSIGNMENT.findall(path.read_text(encoding="utf-8")))
+        try:
+            revision = ast.literal_eval(found["revision"])
+            down = ast.literal_eval(found["down_revision"])
+        except (KeyError, ValueError, SyntaxError):
+            return None
+        downs = (down,) if isinstance(down, str) else tuple(down or ())
+        if not isinstance(revision, str) or revision in graph or not all(isinstance(d, str) for d in downs):
+            return None
+        graph[revision] = downs
+    return graph or None
 
 
 def known_revisions() -> frozenset[str]:
     """Every schema revision this version of the app knows."""
+    graph = _revision_graph()
+    if graph is not None:
+        return frozenset(graph)
     return frozenset(script.revision for script in _script().walk_revisions())
 
 
 def head_revision() -> str:
     """The newest schema revision this version of the app knows."""
+    graph = _revision_graph()
+    if graph is not None:
+        below = {down for downs in graph.values() for down in downs}
+        heads = [revision for revision in graph if revision not in below]
+        if len(heads) == 1:
+            return heads[0]
     head = _script().get_current_head()
     assert head is not None, "no migrations found"
     return head
@@ -111,7 +154,28 @@ def upgrade(engine: Engine) -> None:
 
     Foreign keys are off while migrating (batch table rebuilds would otherwise
     cascade) and ``PRAGMA foreign_key_check`` must come back empty before commit.
+    A database at head is left as it is and a new one is created from the head
+    schema (``schema_head``), both without importing Alembic; the write lock is
+    taken either way, so a database another program holds is reported here.
     """
+    with engine.connect() as conn:
+        raw = conn.connection.driver_connection
+        assert raw is not None
+        raw.execute("BEGIN IMMEDIATE")
+        try:
+            stamped = _stamped(raw)
+            done = stamped == [head_revision()] or (stamped is None and _create_from_snapshot(raw))
+        except BaseException:
+            raw.execute("ROLLBACK")
+            raise
+        raw.execute("COMMIT" if done else "ROLLBACK")
+    if not done:
+        _alembic_upgrade(engine)
+
+
+def _alembic_upgrade(engine: Engine) -> None:
+    from alembic import command
+
     with engine.connect() as conn:
         raw = conn.connection.driver_connection
         assert raw is not None
@@ -125,6 +189,72 @@ def upgrade(engine: Engine) -> None:
                     raise RuntimeError(f"foreign key violations after migrating: {problems}")
         finally:
             raw.execute("PRAGMA foreign_keys=ON")
+
+
+def _create_from_snapshot(raw: sqlite3.Connection) -> bool:
+    """Create the head schema in an empty database from ``schema_head`` (what Alembic's
+    migrations produce, dumped by :func:`write_schema_snapshot`; a test keeps them equal).
+
+    Runs inside the caller's transaction. False, with nothing written, when the snapshot
+    is missing or not at head, or the database already holds tables: Alembic decides.
+    """
+    try:
+        from . import schema_head
+    except ImportError:
+        return False
+    if schema_head.REVISION != head_revision():
+        return False
+    if raw.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'").fetchone() is not None:
+        return False
+    for statement in schema_head.STATEMENTS:
+        raw.execute(statement)
+    return True
+
+
+def schema_statements(path: Path) -> list[str]:
+    """Every statement that recreates the database at ``path`` (schema and rows)."""
+    conn = sqlite3.connect(path)
+    try:
+        return [line for line in conn.iterdump() if line not in ("BEGIN TRANSACTION;", "COMMIT;")]
+    finally:
+        conn.close()
+
+
+def write_schema_snapshot(target: Path | None = None) -> Path:
+    """Developer tool: migrate a scratch database to head with Alembic and write its dump
+    to ``storage/schema_head.py`` (run after adding a revision)::
+
+        .venv/bin/python -c "from companion_desktop.storage import migrate; migrate.write_schema_snapshot()"
+    """
+    import tempfile
+
+    from sqlalchemy import create_engine
+
+    target = target or Path(__file__).resolve().parent / "schema_head.py"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "scratch.sqlite3"
+        engine = create_engine(f"sqlite:///{path}")
+        try:
+            _alembic_upgrade(engine)
+        finally:
+            engine.dispose()
+        statements = schema_statements(path)
+    body = "".join(f"    {statement!r},\n" for statement in statements)
+    target.write_text(
+        '"""The schema at head, as Alembic\'s migrations create it (generated by\n'
+        '``storage.migrate.write_schema_snapshot``; do not edit). A new database is created\n'
+        'from these statements without importing Alembic."""\n\n'
+        f"REVISION = {head_revision()!r}\n\nSTATEMENTS = (\n{body})\n",
+        encoding="utf-8",
+    )
+    return target
+
+
+def _stamped(raw: sqlite3.Connection) -> list[str] | None:
+    """The revisions in ``alembic_version``, or None when the table is not there yet."""
+    if raw.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'").fetchone() is None:
+        return None
+    return [str(row[0]) for row in raw.execute("SELECT version_num FROM alembic_version")]
 
 
 def current_revisions(engine: Engine) -> list[str]:
@@ -141,6 +271,8 @@ def autogenerate_revision(data_dir: Path, message: str) -> None:
     32 characters, the width of ``alembic_version``). Review the file before
     committing it.
     """
+    from alembic import command
+
     from .db import Database
 
     slug = re.sub(r"[^a-z0-9]+", "_", message.lower()).strip("_")[:27].rstrip("_")

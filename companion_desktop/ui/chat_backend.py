@@ -14,22 +14,28 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 from companion_desktop.llm.base import LlmError, ProviderConfig
-from companion_desktop.llm.registry import SPECS
-from companion_desktop.llm.vision import can_show_images, vision_refusal
-from companion_desktop.pipeline.image_privacy import photo_notice
 from companion_desktop.pipeline.companion import CompanionService
-from companion_desktop.pipeline.provider_setup import (
-    ProviderNotReady,
-    open_provider,
-    provider_config,
-)
-from companion_desktop.pipeline.runner import TurnRunner
-from companion_desktop.pipeline.worker import TurnController
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import LlmSettings, load_settings
 
+if TYPE_CHECKING:
+    from companion_desktop.pipeline.runner import TurnRunner
+    from companion_desktop.pipeline.worker import TurnController
+
+# The provider registry (httpx), the turn runner (MCP, Pillow) and the worker are imported
+# when first needed: the chat window's first picture waits for none of them.
+
 log = logging.getLogger(__name__)
+
+
+def open_provider(config: ProviderConfig) -> Any:
+    """``pipeline.provider_setup.open_provider``, imported on the first call."""
+    from companion_desktop.pipeline.provider_setup import open_provider as opener
+
+    return opener(config)
 
 
 def close_provider(provider: Any) -> None:
@@ -49,6 +55,8 @@ def setup_hint(settings: LlmSettings) -> str | None:
     if not settings.provider:
         return ("No language model is set up yet. Open Settings to choose one: a model "
                 "running on this computer (Ollama, LM Studio, …) or a cloud API with a key.")
+    from companion_desktop.llm.registry import SPECS
+
     spec = SPECS.get(settings.provider)
     if spec is not None and not settings.model:
         return f"Pick a model for {spec.name} in Settings > LLM Model."
@@ -87,6 +95,8 @@ class ChatBackend:
 
         Call only while no turn runs (the window waits for the current one).
         """
+        from companion_desktop.pipeline.provider_setup import ProviderNotReady, provider_config
+
         try:
             with self.service.db.read_session() as session:
                 settings = load_settings(session, LlmSettings)
@@ -104,6 +114,9 @@ class ChatBackend:
             return self.problem
         try:
             if self.runner is None:
+                from companion_desktop.pipeline.runner import TurnRunner
+                from companion_desktop.pipeline.worker import TurnController
+
                 self.runner = TurnRunner(self.service, provider, self.clock, memory=self.memory,
                                          animations=self.animations, tools=self.tools)
                 self.controller = TurnController(self.runner)
@@ -121,18 +134,26 @@ class ChatBackend:
     # ---------------------------------------------------------------- photos
     def can_show_images(self) -> bool:
         """Whether the connected model can see photos (False when none is connected)."""
-        return self.config is not None and can_show_images(self.config.provider_id, self.config.model)
+        if self.config is None:
+            return False
+        from companion_desktop.llm.vision import can_show_images
+
+        return can_show_images(self.config.provider_id, self.config.model)
 
     def vision_refusal(self) -> str:
         """What to tell the user when the connected model cannot see photos."""
         if self.config is None:
             return self.problem or "No language model is set up yet."
+        from companion_desktop.llm.vision import vision_refusal
+
         return vision_refusal(self.config.provider_id, self.config.model)
 
     def photo_notice(self) -> str | None:
         """The first-photo privacy notice for the connected provider (once per provider)."""
         if self.config is None:
             return None
+        from companion_desktop.pipeline.image_privacy import photo_notice
+
         try:
             return photo_notice(self.service.db, self.config.provider_id, self.config.base_url)
         except StorageError:

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
 
-from companion_desktop.pipeline.images import PreparedImage
-from companion_desktop.pipeline.runner import SHOW_ONLY_TEXT
+from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
 from companion_desktop.ui.photo_widgets import DropHint
-from companion_desktop.ui.photoboard import PhotoboardWindow
 from companion_desktop.ui.shown_image import DropTarget, PhotoStage, Source, choose_image_file
 from companion_desktop.ui.transcript import Notice
 
 if TYPE_CHECKING:
+    from companion_desktop.pipeline.images import PreparedImage
+    from companion_desktop.ui.photoboard import PhotoboardWindow
     from companion_desktop.ui.chat_window import ChatWindow
 
 BUSY_TEXT = "She's still answering. The photo is ready in the chat; send it when she's done."
@@ -130,6 +130,8 @@ class ChatPhotos(QObject):
     def open_board(self) -> None:
         """Show the photoboard window (one, reused), up to date."""
         if self.board is None:
+            from companion_desktop.ui.photoboard import PhotoboardWindow
+
             self.board = PhotoboardWindow(self.window.service, self.window)
         else:
             self.board.refresh()

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject
 
 from companion_desktop.pipeline.companion import STAGE_NAMES
-from companion_desktop.pipeline.runner import SHOW_ONLY_TEXT, TurnResult
+from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
 from companion_desktop.storage import repository
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.photoboard import kept_thumbnails
@@ -28,6 +28,7 @@ from companion_desktop.ui.transcript import Bubble, Notice
 from companion_desktop.ui.shimmer import PHASE_TEXT, phase_text
 
 if TYPE_CHECKING:
+    from companion_desktop.pipeline.runner import TurnResult
     from companion_desktop.ui.chat_window import ChatWindow
 
 #: How many stored turns the window shows when it opens.

@@ -30,23 +30,33 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from companion_desktop.llm.registry import SPECS
+from typing import TYPE_CHECKING
+
 from companion_desktop.pipeline.companion import CompanionService
-from companion_desktop.pipeline.runner import SHOW_ONLY_TEXT
+from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.chat_backend import ChatBackend
 from companion_desktop.ui.chat_input import Composer
 from companion_desktop.ui.chat_photos import NO_MODEL_TEXT, ChatPhotos
 from companion_desktop.ui.chat_tools import ToolActivity
 from companion_desktop.ui.chat_turns import HISTORY_TURNS, PHASE_TEXT, ChatTurns  # noqa: F401
-from companion_desktop.ui.photoboard import PhotoboardWindow
-from companion_desktop.ui.settings import SettingsDialog
 from companion_desktop.ui.shown_image import Source
 from companion_desktop.ui.state_panel import StatePanel
 from companion_desktop.ui.style import STYLE_SHEET
 from companion_desktop.ui.transcript import Notice, Transcript
 
+if TYPE_CHECKING:
+    from companion_desktop.ui.photoboard import PhotoboardWindow
+
+# Settings (every page), the photoboard and the provider registry are imported when first
+# opened or needed: the window's first picture waits for none of them.
+
 REFRESH_MS = 60_000
+AVATAR_HEIGHT = 300
+AVATAR_BACKGROUND = (0.965, 0.933, 0.98, 1.0)  # RGBA 0..1, behind her in the chat window
+#: Her place before she arrives: the same colour as the view's background.
+AVATAR_SLOT_STYLE = "#chatAvatarSlot { background: rgb(%d, %d, %d); }" % tuple(
+    round(255 * c) for c in AVATAR_BACKGROUND[:3])
 RELATIONSHIP_COMMAND = "/relationship"
 
 
@@ -58,8 +68,12 @@ class ChatWindow(QMainWindow):
     photo_problem = Signal(str)  # a photo could not be shown (refused, gated, busy)
 
     def __init__(self, service: CompanionService, clock: Callable[[], datetime],
-                 backend: ChatBackend, host: object | None = None) -> None:
+                 backend: ChatBackend, host: object | None = None,
+                 avatar_later: bool = False) -> None:
+        """``avatar_later``: no host yet; her place is kept (same size and colour) until
+        :meth:`set_host` brings her, so the first picture needs no avatar code at all."""
         super().__init__()
+        self._avatar_later = avatar_later
         self.host = host
         self.service = service
         self.clock = clock
@@ -85,17 +99,19 @@ class ChatWindow(QMainWindow):
         row.setSpacing(14)
         self.panel = StatePanel()
         self.avatar_view = None
-        if self.host is not None:
-            from companion_desktop.ui.avatar_view import AvatarView
-
+        self._avatar_slot: QFrame | None = None
+        if self.host is not None or self._avatar_later:
             left = QVBoxLayout()
             left.setSpacing(10)
-            self.avatar_view = AvatarView(self.host, "upper", background=(0.965, 0.933, 0.98, 1.0))
-            self.avatar_view.setObjectName("chatAvatar")
-            self.avatar_view.setFixedSize(self.panel.minimumWidth(), 300)
-            left.addWidget(self.avatar_view)
+            self._avatar_slot = QFrame(objectName="chatAvatarSlot")
+            self._avatar_slot.setStyleSheet(AVATAR_SLOT_STYLE)
+            self._avatar_slot.setFixedSize(self.panel.minimumWidth(), AVATAR_HEIGHT)
+            left.addWidget(self._avatar_slot)
             left.addWidget(self.panel, 1)
             row.addLayout(left)
+            self._left = left
+            if self.host is not None:
+                self._place_avatar()
         else:
             row.addWidget(self.panel)
         right = QFrame(objectName="chatColumn")
@@ -131,6 +147,25 @@ class ChatWindow(QMainWindow):
         self.turns = ChatTurns(self)
         self.tools = ToolActivity(self.transcript, self.turns.still_thinking,
                                   PHASE_TEXT["thinking"])
+
+    def set_host(self, host: object) -> None:
+        """Her avatar arrives (the app makes it after the window's first paint)."""
+        self.host = host
+        if self._avatar_slot is not None and self.avatar_view is None:
+            self._place_avatar()
+
+    def _place_avatar(self) -> None:
+        from companion_desktop.ui.avatar_view import AvatarView
+
+        slot = self._avatar_slot
+        self.avatar_view = AvatarView(self.host, "upper", background=AVATAR_BACKGROUND)
+        self.avatar_view.setObjectName("chatAvatar")
+        self.avatar_view.setFixedSize(self.panel.minimumWidth(), AVATAR_HEIGHT)
+        self._left.replaceWidget(slot, self.avatar_view)
+        self.avatar_view.show()  # a child added to a shown window stays hidden until shown
+        slot.hide()
+        slot.deleteLater()
+        self._avatar_slot = None
 
     def _composer(self) -> QFrame:
         box = Composer()
@@ -189,6 +224,8 @@ class ChatWindow(QMainWindow):
             )
         config = self.backend.config
         if ready and config is not None:
+            from companion_desktop.llm.registry import SPECS
+
             spec = SPECS.get(config.provider_id)
             where = spec.name if spec else config.provider_id
             self.model_line.setText(f"{config.model} · {where}")
@@ -313,6 +350,8 @@ class ChatWindow(QMainWindow):
 
     # -------------------------------------------------------------- settings
     def open_settings(self) -> None:
+        from companion_desktop.ui.settings import SettingsDialog
+
         runner = self.backend.runner
         dialog = SettingsDialog(self.service, self.clock, self, host=self.host,
                                 current_session=(lambda: runner.session_id) if runner else None)

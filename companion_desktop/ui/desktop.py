@@ -12,13 +12,13 @@ from __future__ import annotations
 import logging
 import math
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QIcon, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from companion_desktop.pipeline.companion import CompanionService
-from companion_desktop.pipeline.runner import TurnResult
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import AvatarSettings, DisplaySettings, load_settings, save_settings
 from companion_desktop.ui.avatar_host import AvatarHost
@@ -26,6 +26,9 @@ from companion_desktop.pipeline.reminders import ReminderService
 from companion_desktop.ui.overlay import OverlayWindow
 from companion_desktop.ui.reminder_poller import ReminderPoller
 from companion_desktop.ui.voice_link import VoiceLink
+
+if TYPE_CHECKING:
+    from companion_desktop.pipeline.runner import TurnResult
 
 log = logging.getLogger(__name__)
 TALK_HZ = 6.0  # mouth movements per second while text streams (until real lip sync)

@@ -9,11 +9,14 @@ dragged over a window.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from companion_desktop.pipeline.images import PreparedImage
+if TYPE_CHECKING:
+    from companion_desktop.pipeline.images import PreparedImage
 
 #: The chip's thumbnail edge, in pixels.
 CHIP_THUMB = 52

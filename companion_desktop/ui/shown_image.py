@@ -16,18 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QMimeData, QObject, Signal
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from companion_desktop.pipeline.images import (
-    ImageRefused,
-    PreparedImage,
-    prepare_image_bytes,
-    prepare_image_file,
-)
 from companion_desktop.ui.background import run_in_background
 from companion_desktop.ui.photo_widgets import (  # re-exported: imported from here elsewhere
     CHIP_STYLE,
@@ -39,6 +33,9 @@ from companion_desktop.ui.photo_widgets import (  # re-exported: imported from h
     round_corners,
     rounded_pixmap,
 )
+
+if TYPE_CHECKING:  # Pillow and numpy load with the first photo, not with the window
+    from companion_desktop.pipeline.images import PreparedImage
 
 __all__ = [
     "CHIP_STYLE", "CHIP_THUMB", "DIRECT_FORMATS", "DROP_STYLE", "FILE_FILTER", "IMAGE_SUFFIXES",
@@ -123,6 +120,8 @@ def as_path_or_bytes(source: Source) -> str | bytes:
 
 def prepare_source(source: Source, name: str) -> PreparedImage:
     """Check and convert a photo for sending; ImageRefused says why it cannot be shown."""
+    from companion_desktop.pipeline.images import ImageRefused, prepare_image_bytes, prepare_image_file
+
     if isinstance(source, QImage):
         data = png_bytes(source) if not source.isNull() else b""
         if not data:
@@ -230,6 +229,8 @@ class PhotoStage(QObject):
         if generation != self._generation:
             return
         self.clear()
+        from companion_desktop.pipeline.images import ImageRefused
+
         if isinstance(error, ImageRefused):
             self.refused.emit(str(error))
         else:

@@ -113,3 +113,48 @@ def test_an_empty_file_becomes_a_new_database(data_dir: Path) -> None:
     (data_dir / "companion.sqlite3").write_bytes(b"")
     with Database.open(data_dir) as database:
         assert migrate.current_revisions(database.engine) == [migrate.head_revision()]
+
+
+def test_schema_snapshot_is_what_the_migrations_create(tmp_path: Path) -> None:
+    """``storage/schema_head.py`` (new databases are created from it) is Alembic's head schema;
+    after adding a revision, regenerate it with ``migrate.write_schema_snapshot()``."""
+    from companion_desktop.storage import schema_head
+
+    written = migrate.write_schema_snapshot(tmp_path / "schema_head.py")
+    assert written.read_text(encoding="utf-8") == Path(schema_head.__file__).read_text(encoding="utf-8")
+
+
+def test_revisions_read_from_the_files_match_alembic() -> None:
+    script = migrate._script()
+    assert migrate._revision_graph() is not None  # the cheap path is the one in use
+    assert migrate.known_revisions() == {s.revision for s in script.walk_revisions()}
+    assert migrate.head_revision() == script.get_current_head()
+
+
+def test_new_and_current_databases_open_without_alembic(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from companion_desktop.storage.db import Database\n"
+        "from companion_desktop.storage import migrate\n"
+        f"for _ in range(2):\n"
+        f"    db = Database.open({str(tmp_path / 'data')!r})\n"
+        "    assert migrate.current_revisions(db.engine) == [migrate.head_revision()]\n"
+        "    db.close()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_snapshot_and_alembic_databases_are_identical(tmp_path: Path) -> None:
+    fresh = Database.open(tmp_path / "snapshot")
+    fresh.close()
+    engine = create_engine(f"sqlite:///{tmp_path / 'alembic.sqlite3'}")
+    try:
+        migrate._alembic_upgrade(engine)
+    finally:
+        engine.dispose()
+    assert migrate.schema_statements(fresh.path) == migrate.schema_statements(tmp_path / "alembic.sqlite3")
