@@ -150,14 +150,11 @@ def _prune_keepsakes(db) -> None:  # noqa: ANN001
 
 def _report_when_shown(window) -> None:  # noqa: ANN001
     """With ``COMPANION_FRAME_STATS`` set, note when the chat window first paints."""
-    import json
-    import time
-
     from PySide6.QtCore import QEvent, QObject
 
-    from companion_desktop.ui.avatar_host import FRAME_STATS_ENV
+    from companion_desktop.ui.frame_stats import note, stats_path
 
-    path = os.environ.get(FRAME_STATS_ENV)
+    path = stats_path()
     if not path:
         return
 
@@ -165,11 +162,7 @@ def _report_when_shown(window) -> None:  # noqa: ANN001
         def eventFilter(self, obj, event) -> bool:  # noqa: N802, ANN001
             if event.type() == QEvent.Type.Paint:
                 window.removeEventFilter(self)
-                try:
-                    with open(path, "a", encoding="utf-8") as out:
-                        out.write(json.dumps({"event": "window_shown", "time": time.time()}) + "\n")
-                except OSError:
-                    pass
+                note(path, "window_shown")
             return False
 
     window._first_paint = _FirstPaint(window)

@@ -22,9 +22,7 @@ the host appends, once a second, a JSON line of how many pictures it has produce
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import random
 import time
 from collections.abc import Callable
@@ -39,11 +37,11 @@ from companion_desktop.avatar.vrm.loader import AvatarLoadError, load_model
 from companion_desktop.avatar.vrm.model import VrmModel
 from companion_desktop.avatar.vrm.relaxed import relaxed_pose
 from companion_desktop.avatar.vrm.runtime import AvatarRuntime
+from companion_desktop.ui.frame_stats import note, stats_path
 
 log = logging.getLogger(__name__)
 IDLE_FPS = 24  # frames a second while she only breathes, blinks and idles
 ACTIVE_HOLD_S = 2.5  # full frame rate this long after the last activity
-FRAME_STATS_ENV = "COMPANION_FRAME_STATS"
 HIDDEN_POLL_MS = 500  # while every view is attached but unseen: look again this often
 
 
@@ -100,7 +98,7 @@ class AvatarHost(QObject):
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self.tick)
         self.set_fps(fps)
-        self._stats_path = os.environ.get(FRAME_STATS_ENV)
+        self._stats_path = stats_path()
         if self._stats_path:
             self._stats = QTimer(self, interval=1000, timeout=self._write_stats)
             self._stats.start()
@@ -261,17 +259,10 @@ class AvatarHost(QObject):
     def _write_stats(self) -> None:
         """One JSON line: pictures and motion updates so far, the largest on-screen step
         between two pictures in the last second (pixels), drawing time, views."""
-        try:
-            with open(self._stats_path, "a", encoding="utf-8") as out:
-                out.write(json.dumps({"event": "frames", "time": time.time(),
-                                      "pictures": self.pictures, "ticks": self.ticks,
-                                      "largest_step_px": round(self.gate.largest_step, 3),
-                                      "views": len(self.showing()),
-                                      "draw_ms": round(1000 * self._draw_s, 2),
-                                      "interval_ms": self.timer.interval()}) + "\n")
-            self.gate.largest_step = 0.0
-        except OSError:
-            pass
+        note(self._stats_path, "frames", pictures=self.pictures, ticks=self.ticks,
+             largest_step_px=round(self.gate.largest_step, 3), views=len(self.showing()),
+             draw_ms=round(1000 * self._draw_s, 2), interval_ms=self.timer.interval())
+        self.gate.largest_step = 0.0
 
     def release(self) -> None:
         """Free the GL context (at quit)."""
