@@ -37,11 +37,14 @@ class RelationshipSettings(SettingsSection):
 
 
 class DisplaySettings(SettingsSection):
-    """Settings > Display: mood faces (resting face and flash) and personalized moments."""
+    """Settings > Display: mood faces (resting face and flash), personalized moments, and
+    ``yield_cpu``: the app runs at a lower CPU priority, so a language model on the same
+    computer keeps its speed (applied at start)."""
 
     SECTION: ClassVar[str] = "display"
     mood_expressions: bool = True
     personalized_moments: bool = True
+    yield_cpu: bool = True
 
 
 class LlmSettings(SettingsSection):

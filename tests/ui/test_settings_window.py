@@ -170,9 +170,12 @@ def test_display_page_saves_mood_faces_and_frame_rate(qtbot, service):
 
     dialog = SettingsDialog(service, lambda: T0, page="Display")
     qtbot.addWidget(dialog)
+    assert dialog.display.yield_cpu.isChecked()  # other programs go first by default
     dialog.display.mood_faces.setChecked(False)
+    dialog.display.yield_cpu.setChecked(False)
     dialog.display.fps.setValue(24)
     assert dialog.save()
     with service.db.read_session() as session:
         assert load_settings(session, DisplaySettings).mood_expressions is False
+        assert load_settings(session, DisplaySettings).yield_cpu is False
         assert load_settings(session, AvatarSettings).fps == 24

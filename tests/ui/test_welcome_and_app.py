@@ -171,3 +171,30 @@ def test_the_app_starts_without_the_heavy_modules():
     heavy = {"alembic", "mcp", "httpx", "PIL", "OpenGL", "PySide6.QtMultimedia", "keyring",
              "pygltflib"}
     assert not loaded & heavy
+
+
+def test_she_lets_other_programs_go_first():
+    """``yield_cpu`` lowers the priority of the app's thread and of every thread started
+    after it (her render, memory and turn threads); a second call changes nothing."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, threading\n"
+        "from companion_desktop.app import YIELD_NICE, yield_cpu\n"
+        "before = os.nice(0)\n"
+        "first, second = yield_cpu(), yield_cpu()\n"
+        "seen = []\n"
+        "def child():\n"
+        "    tid = threading.get_native_id()\n"
+        "    seen.append(int(open(f'/proc/self/task/{tid}/stat').read().rsplit(')', 1)[1].split()[16]))\n"
+        "t = threading.Thread(target=child); t.start(); t.join()\n"
+        "print(before, first, second, seen[0], YIELD_NICE)\n"
+    )
+    if not sys.platform.startswith("linux"):
+        pytest.skip("thread niceness is read from /proc")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    before, first, second, thread, wanted = map(int, out.stdout.split())
+    assert wanted == 10
+    assert first == second == thread == max(before, wanted)  # never raised back

@@ -1,4 +1,5 @@
-"""Settings > Display: her mood faces, personalized moments, and the overlay's frame rate."""
+"""Settings > Display: her mood faces, personalized moments, the overlay's frame rate,
+and whether other programs (a local language model) go first for the CPU."""
 
 from __future__ import annotations
 
@@ -50,6 +51,16 @@ class DisplayPage(QWidget):
         row.addWidget(self.fps, 1)
         row.addWidget(self.fps_label)
         form.addRow("Frame rate", row)
+        self.yield_cpu = Switch("Let other programs go first")
+        self.yield_cpu.setObjectName("yieldCpuSwitch")
+        self.yield_cpu.setChecked(display.yield_cpu)
+        polite = QVBoxLayout()
+        polite.addWidget(self.yield_cpu)
+        polite.addWidget(QLabel("She runs at a lower priority, so a language model on this "
+                                "computer keeps its speed; she may move less smoothly while it "
+                                "works. Takes effect the next time the app starts.",
+                                objectName="pageHint", wordWrap=True))
+        form.addRow("Priority", polite)
         name_labels(form)
         layout.addLayout(form)
         layout.addStretch(1)
@@ -62,6 +73,7 @@ class DisplayPage(QWidget):
             display = load_settings(session, DisplaySettings)
             display.mood_expressions = self.mood_faces.isChecked()
             display.personalized_moments = self.moments.isChecked()
+            display.yield_cpu = self.yield_cpu.isChecked()
             save_settings(session, display)
             avatar = load_settings(session, AvatarSettings)
             avatar.fps = self.fps.value()
