@@ -28,15 +28,10 @@ class DisplayPage(QWidget):
                                 objectName="pageHint", wordWrap=True))
         layout.addSpacing(10)
         form = new_form()
-        self.mood_faces = Switch("Mood expressions")
-        self.mood_faces.setObjectName("moodFacesSwitch")
-        self.mood_faces.setChecked(display.mood_expressions)
-        faces = QVBoxLayout()
-        faces.addWidget(self.mood_faces)
-        faces.addWidget(QLabel("Her resting face follows her mood, and her replies can flash a "
-                               "reaction. Off: a calm face, whatever she feels.",
-                               objectName="pageHint", wordWrap=True))
-        form.addRow("Face", faces)
+        self.mood_faces = _switch(
+            form, "Face", "Mood expressions", "moodFacesSwitch", display.mood_expressions,
+            "Her resting face follows her mood, and her replies can flash a reaction. "
+            "Off: a calm face, whatever she feels.")
         self.moments = Switch("Personalized moments")
         self.moments.setObjectName("momentsSwitch")
         self.moments.setChecked(display.personalized_moments)
@@ -51,16 +46,11 @@ class DisplayPage(QWidget):
         row.addWidget(self.fps, 1)
         row.addWidget(self.fps_label)
         form.addRow("Frame rate", row)
-        self.yield_cpu = Switch("Let other programs go first")
-        self.yield_cpu.setObjectName("yieldCpuSwitch")
-        self.yield_cpu.setChecked(display.yield_cpu)
-        polite = QVBoxLayout()
-        polite.addWidget(self.yield_cpu)
-        polite.addWidget(QLabel("She runs at a lower priority, so a language model on this "
-                                "computer keeps its speed; she may move less smoothly while it "
-                                "works. Takes effect the next time the app starts.",
-                                objectName="pageHint", wordWrap=True))
-        form.addRow("Priority", polite)
+        self.yield_cpu = _switch(
+            form, "Priority", "Let other programs go first", "yieldCpuSwitch", display.yield_cpu,
+            "She runs at a lower priority, so a language model on this computer keeps its "
+            "speed; she may move less smoothly while it works. Takes effect the next time the "
+            "app starts.")
         name_labels(form)
         layout.addLayout(form)
         layout.addStretch(1)
@@ -78,3 +68,15 @@ class DisplayPage(QWidget):
             avatar = load_settings(session, AvatarSettings)
             avatar.fps = self.fps.value()
             save_settings(session, avatar)
+
+
+def _switch(form, label: str, text: str, name: str, checked: bool, hint: str) -> Switch:  # noqa: ANN001
+    """A switch with its explanation under it, as one row of ``form``."""
+    switch = Switch(text)
+    switch.setObjectName(name)
+    switch.setChecked(checked)
+    column = QVBoxLayout()
+    column.addWidget(switch)
+    column.addWidget(QLabel(hint, objectName="pageHint", wordWrap=True))
+    form.addRow(label, column)
+    return switch
