@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
@@ -28,8 +29,8 @@ from .db import Database
 from .models import CompletedEventRow, FactRow, SessionRow, TurnRow
 from .savefile_import import KINDS, ImportSummary, fact_key, import_save
 from .savefile_schema import (
-    CharacterModel, CompletedEventModel, FactModel, RelationshipModel, SaveData, SaveFile,
-    SaveFileError, SessionModel, TurnModel, describe, parse_save,
+    MAX_DEPTH, CharacterModel, CompletedEventModel, FactModel, RelationshipModel, SaveData,
+    SaveFile, SaveFileError, SessionModel, TurnModel, describe, parse_save,
 )  # fmt: skip
 
 __all__ = [
@@ -81,6 +82,13 @@ def read_save_file(path: Path) -> SaveFile:
     except json.JSONDecodeError as error:
         raise SaveFileError(
             f"not valid JSON at line {error.lineno} column {error.colno} ({error.msg})"
+        ) from None
+    except ValueError as error:  # a number with thousands of digits (Python's int limit)
+        limit = sys.get_int_max_str_digits()
+        raise SaveFileError(f"not usable JSON: a number has more than {limit} digits") from None
+    except RecursionError:
+        raise SaveFileError(
+            f"not usable JSON: nested deeper than {MAX_DEPTH} levels"
         ) from None
     return parse_save(raw)
 

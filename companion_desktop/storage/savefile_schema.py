@@ -5,7 +5,10 @@ Keys are the spec's camelCase; unknown keys (``soulPrompt``, ``id``s,
 string where a number belongs is an error and a bool is not a number. Ranges:
 energy, trust, intimacy, comfort, respect, mood intensity 0-100; affection
 0-1000; importance 0-100; confidence 0-1; relationshipScore 0-100; counts >= 0.
-Dates are ISO-8601 strings; one without an offset is read as UTC.
+Dates are ISO-8601 strings; one without an offset is read as UTC, and one that
+does not fit in UTC (year 1 at +23:59) is refused. Text is capped as the app caps
+its own (a memory at 1000 characters, her name at 60: see ``CAPS``); JSON objects
+(extensions, snapshots, metadata) at ``MAX_JSON_CHARS`` and nesting at ``MAX_DEPTH``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from ..engine.character import APP_MODES, EMOTIONS, MAX_MOOD_CAUSES, STAGES, default_personality
+from ..engine.emotions import MAX_CAUSE_LENGTH
+from ..engine.familiarity import MAX_REFERENCE_CHARS
 
 FACT_CATEGORIES = ("user", "relationship", "shared_experience")
 TURN_ROLES = ("user", "assistant", "system")
@@ -37,6 +42,17 @@ _VERSION = re.compile(r"[23](\.\d+)*")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: Numbers beyond this are refused (SQLite integers and doubles stay exact below it).
 _LARGEST = 2**53
+#: Deepest nesting of arrays and objects a save file may have (ours is 6 deep).
+MAX_DEPTH = 32
+#: Longest JSON rendering of one free-form object (extensions, snapshots, metadata).
+MAX_JSON_CHARS = 100_000
+#: Longest text per kind of field, as the app caps its own: a memory 1000 characters
+#: (``pipeline.facts.MAX_CONTENT``), her name 60 (Settings > Character), ids as their columns.
+CAPS = {
+    "name": 60, "system_prompt": 20_000, "fact": 1000, "source": 200, "model": 200,
+    "summary": 4000, "topic": 100, "arc": 1000, "turn": 100_000, "event_id": 100,
+    "event_type": 32, "outcome": 1000, "reference": MAX_REFERENCE_CHARS, "version": 100,
+}  # fmt: skip
 
 
 class SaveFileError(Exception):
@@ -102,6 +118,35 @@ def _choice(what: str, allowed: tuple[str, ...]) -> BeforeValidator:
     return BeforeValidator(check)
 
 
+def _text(cap: str) -> AfterValidator:
+    """Refuse text longer than ``CAPS[cap]`` characters."""
+    limit = CAPS[cap]
+
+    def check(value: str) -> str:
+        if len(value) > limit:
+            raise PydanticCustomError(
+                "too_long", "must be at most {limit} characters (got {n})",
+                {"limit": limit, "n": len(value)},
+            )  # fmt: skip
+        return value
+
+    return AfterValidator(check)
+
+
+def _json_object(value: dict[str, Any]) -> dict[str, Any]:
+    """Refuse a free-form object whose JSON is longer than ``MAX_JSON_CHARS``."""
+    try:
+        size = len(json.dumps(value, ensure_ascii=False))
+    except (TypeError, ValueError, RecursionError):
+        raise PydanticCustomError("json", "is not plain JSON", {}) from None
+    if size > MAX_JSON_CHARS:
+        raise PydanticCustomError(
+            "too_long", "must be at most {limit} characters of JSON (got {n})",
+            {"limit": MAX_JSON_CHARS, "n": size},
+        )  # fmt: skip
+    return value
+
+
 def _parse_date(value: Any) -> datetime:
     if isinstance(value, datetime):
         parsed = value
@@ -112,7 +157,12 @@ def _parse_date(value: Any) -> datetime:
             raise _error("date", "not an ISO-8601 date (got {got})", value) from None
     else:
         raise _error("date", "must be a date string (got {got})", value)
-    return parsed.replace(tzinfo=timezone.utc) if parsed.tzinfo is None else parsed
+    parsed = parsed.replace(tzinfo=timezone.utc) if parsed.tzinfo is None else parsed
+    try:
+        parsed.astimezone(timezone.utc)  # stored in UTC: it must fit there
+    except OverflowError:
+        raise _error("date", "is out of range in UTC (got {got})", value) from None
+    return parsed
 
 
 def _day(value: str) -> str:
@@ -139,7 +189,17 @@ Date = Annotated[
 ]
 Emotion = Annotated[str, _choice("emotion", EMOTIONS)]
 Stage = Annotated[str, _choice("relationship stage", STAGES)]
-Causes = Annotated[list[str], AfterValidator(lambda causes: causes[-MAX_MOOD_CAUSES:])]
+Causes = Annotated[
+    list[str],
+    AfterValidator(lambda causes: [c[:MAX_CAUSE_LENGTH] for c in causes[-MAX_MOOD_CAUSES:]]),
+]
+Name = Annotated[str, _text("name")]
+Json = Annotated[dict[str, Any], AfterValidator(_json_object)]
+
+
+def Text(cap: str) -> Any:  # noqa: N802 - reads as a type in the models
+    """``str`` capped at ``CAPS[cap]`` characters."""
+    return Annotated[str, _text(cap)]
 
 
 class _Model(BaseModel):
@@ -166,9 +226,9 @@ class MoodModel(_Model):
 
 class CharacterModel(_Model):
     OMIT_IF_NONE = frozenset({"savedDatingSimStage", "lastDecayAt"})
-    name: str
-    system_prompt: str
-    extensions: dict[str, Any] = {}
+    name: Name
+    system_prompt: Text("system_prompt")
+    extensions: Json = {}
     mood: MoodModel
     energy: Stat
     affection: Affection
@@ -179,7 +239,7 @@ class CharacterModel(_Model):
     app_mode: Annotated[str, _choice("app mode", APP_MODES)] = "dating_sim"
     relationship_stage: Stage
     saved_dating_sim_stage: Stage | None = None
-    personality: dict[str, Any] = default_personality()
+    personality: Json = default_personality()
     last_interaction: Date | None = None
     last_decay_at: Date | None = None
     first_met: Date
@@ -188,22 +248,22 @@ class CharacterModel(_Model):
     current_streak: Count = 0
     longest_streak: Count = 0
     streak_last_date: Annotated[str, AfterValidator(_day)] | None = None
-    completed_events: list[str] = []
+    completed_events: list[Text("event_id")] = []
     created_at: Date
     updated_at: Date
 
 
 class FactModel(_Model):
     OMIT_IF_NONE = frozenset({"source", "lastAccessed", "embeddingModel"})
-    content: str
+    content: Text("fact")
     category: Annotated[str, _choice("fact category", FACT_CATEGORIES)]
     importance: Percent = 50.0
     confidence: Unit = 0.8
-    source: str | None = None
+    source: Text("source") | None = None
     reference_count: Count = 0
     created_at: Date
     last_accessed: Date | None = None
-    embedding_model: str | None = None  # read but never used: vectors are rebuilt
+    embedding_model: Text("model") | None = None  # read but never used: vectors are rebuilt
 
 
 class SessionModel(_Model):
@@ -211,10 +271,10 @@ class SessionModel(_Model):
 
     OMIT_IF_NONE = frozenset({"id", "summary", "emotionalArc", "stateSnapshot", "endedAt"})
     id: Whole | None = None
-    summary: str | None = None
-    key_topics: list[str] = []
-    emotional_arc: str | None = None
-    state_snapshot: dict[str, Any] | None = None
+    summary: Text("summary") | None = None
+    key_topics: list[Text("topic")] = []
+    emotional_arc: Text("arc") | None = None
+    state_snapshot: Json | None = None
     message_count: Count = 0
     started_at: Date
     ended_at: Date | None = None
@@ -224,18 +284,18 @@ class TurnModel(_Model):
     OMIT_IF_NONE = frozenset({"sessionId", "metadata"})
     session_id: Whole | None = None
     role: Annotated[str, _choice("turn role", TURN_ROLES)]
-    content: str
-    metadata: dict[str, Any] | None = None
+    content: Text("turn")
+    metadata: Json | None = None
     created_at: Date
 
 
 class CompletedEventModel(_Model):
     OMIT_IF_NONE = frozenset({"eventType", "choiceIndex", "outcome", "stateChanges"})
-    event_id: str
-    event_type: str | None = None
+    event_id: Text("event_id")
+    event_type: Text("event_type") | None = None
     choice_index: Count | None = None
-    outcome: str | None = None
-    state_changes: dict[str, Any] | None = None
+    outcome: Text("outcome") | None = None
+    state_changes: Json | None = None
     completed_at: Date
 
 
@@ -249,7 +309,7 @@ class RelationshipModel(_Model):
     negative_interactions: Count = 0
     avg_message_length: NonNegative = 0.0
     conversation_depth_avg: NonNegative = 0.0
-    shared_references: dict[str, list[str]] = {}
+    shared_references: dict[Text("topic"), list[Text("reference")]] = {}
     first_interaction_at: Date | None = None
     last_interaction_at: Date | None = None
 
@@ -269,7 +329,7 @@ class SaveFile(_Model):
 
     version: str
     exported_at: Date | None = None
-    app_version: str | None = None
+    app_version: Text("version") | None = None
     data: SaveData
 
 
@@ -289,10 +349,26 @@ def parse_save(raw: Any) -> SaveFile:
     if not isinstance(raw, dict):
         raise SaveFileError(f"a save file is a JSON object (got {show(raw)})")
     check_version(raw)
+    check_depth(raw)
     try:
         return SaveFile.model_validate(raw)
     except ValidationError as error:
         raise SaveFileError(describe(error), problems(error)) from None
+    except RecursionError:
+        raise SaveFileError(f"save file is nested deeper than {MAX_DEPTH} levels") from None
+
+
+def check_depth(raw: Any) -> None:
+    """Refuse arrays and objects nested deeper than ``MAX_DEPTH`` (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(raw, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > MAX_DEPTH:
+                    raise SaveFileError(f"save file is nested deeper than {MAX_DEPTH} levels")
+                stack.append((child, depth + 1))
 
 
 _MESSAGES = {
