@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from datetime import datetime, timezone
 from typing import Any
+from urllib.parse import quote, quote_plus, urljoin
 
 import httpx
 
@@ -43,10 +44,56 @@ class CallContext:
     connect_timeout: float = 10.0
 
 
+#: The longest URL quoted in a message, in characters.
+URL_LIMIT = 200
+#: The longest API key accepted, in characters (real ones are well under 300).
+MAX_KEY_CHARS = 4096
+
+
+def key_problem(key: str) -> str | None:
+    """Why ``key`` (already trimmed) cannot be an API key, or None when it can: a key is
+    one piece of plain ASCII letters, digits and punctuation, at most MAX_KEY_CHARS long.
+    The message never quotes the key."""
+    if len(key) > MAX_KEY_CHARS:
+        return (f"The API key is {len(key)} characters long; keys are at most "
+                f"{MAX_KEY_CHARS}. Paste only the key.")
+    for position, ch in enumerate(key, start=1):
+        if "!" <= ch <= "~":
+            continue
+        if ch.isspace():
+            what = "a space or line break"
+        elif not ch.isprintable():
+            what = "an invisible control character"
+        else:
+            what = "a character that is not plain ASCII"
+        return (f"The API key has {what} in it (character {position}); a key is letters, "
+                "digits and punctuation in one piece. Paste it again.")
+    return None
+
+
+def secret_forms(secret: str) -> list[str]:
+    """The ways ``secret`` can show up in a message: as it is, escaped as Python writes it
+    (``repr`` of the text and of its bytes), JSON-escaped and URL-encoded. Longest first,
+    so a longer form is replaced before a shorter one inside it."""
+    forms = {
+        secret,
+        repr(secret)[1:-1],
+        repr(secret.encode("utf-8", "backslashreplace"))[2:-1],
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        quote(secret, safe=""),
+        quote_plus(secret, safe=""),
+        quote(secret),
+    }
+    return sorted(forms, key=len, reverse=True)
+
+
 def redact(text: str, secret: str | None) -> str:
-    """``text`` with every occurrence of ``secret`` replaced by ``***``."""
+    """``text`` with every occurrence of ``secret`` replaced by ``***``: the raw, the
+    repr-escaped, the JSON-escaped and the URL-encoded forms alike."""
     if secret and len(secret) >= 4:
-        text = text.replace(secret, "***")
+        for form in secret_forms(secret):
+            text = text.replace(form, "***")
     return text
 
 
@@ -149,11 +196,29 @@ def error_for_status(
             f"{name} had a server error ({status}); try again in a moment.{said}", status=status
         )
     if 300 <= status < 400:
-        return ConnectionFailedError(
-            f"{ctx.base_url} sent the request elsewhere ({status}): check the server URL.",
-            status=status,
-        )
+        return error_for_redirect(ctx, status, None)
     return StreamBrokenError(f"The reply was cut off: unexpected status {status}.", status=status)
+
+
+def redirect_target(base_url: str, location: str | None, secret: str | None = None) -> str:
+    """Where a redirect pointed (``location`` made absolute against ``base_url``), fit to
+    quote: the key removed, control characters dropped, cut to URL_LIMIT."""
+    target = urljoin(base_url.rstrip("/") + "/", location.strip()) if location else ""
+    target = "".join(ch for ch in redact(target, secret) if ch.isprintable())
+    return target if len(target) <= URL_LIMIT else target[: URL_LIMIT - 1] + "…"
+
+
+def error_for_redirect(ctx: CallContext, status: int, location: str | None) -> LlmError:
+    """A redirect (3xx) is never followed: the key headers and the conversation would go
+    wherever it points. The message says where that was."""
+    target = redirect_target(ctx.base_url, location, ctx.api_key)
+    where = f"to {target}" if target else "elsewhere (no address given)"
+    return ConnectionFailedError(
+        f"{ctx.provider_name} at {ctx.base_url} tried to send the request {where} "
+        f"({status}); redirects are not followed, so nothing was sent there. If that "
+        f"address is right, set it as the server URL in {SETTINGS_PAGE}.",
+        status=status,
+    )
 
 
 def error_for_stream_event(ctx: CallContext, error: Any) -> LlmError:

@@ -1,7 +1,9 @@
 """API keys in the operating system's keyring (never in the database or logs).
 
-Service ``companion-desktop``, user name = the provider id. The environment variable
-``COMPANION_API_KEY`` wins over the keyring when set. Without a usable keyring
+Service ``companion-desktop``, user name = the provider id (or ``voice`` for the speech
+server). One environment variable per purpose wins over the keyring when set:
+``COMPANION_API_KEY`` for the chat model, ``COMPANION_TTS_API_KEY`` for the speech
+server; neither is ever sent to the other. Without a usable keyring
 (no backend, the ``fail`` backend, or any keyring error) reading falls back to the
 environment and storing raises :class:`KeyStoreError`. No function here logs a key.
 """
@@ -16,9 +18,16 @@ import keyring
 import keyring.errors
 
 from companion_desktop.llm.base import LlmError, ProviderConfig
+from companion_desktop.llm.errors import key_problem
 
 SERVICE = "companion-desktop"
+#: The chat model's key (every provider id).
 ENV_VAR = "COMPANION_API_KEY"
+#: The keyring entry of the speech server's key (``storage.settings.VOICE_KEY_ID``).
+TTS_KEY_ID = "voice"
+TTS_ENV_VAR = "COMPANION_TTS_API_KEY"
+#: Keyring entries whose environment variable is not the chat model's.
+ENV_VARS = {TTS_KEY_ID: TTS_ENV_VAR}
 NO_KEYRING = f"No system keyring is available; set {ENV_VAR} instead."
 
 log = logging.getLogger("companion_desktop.llm.keys")
@@ -44,15 +53,31 @@ def keyring_available() -> bool:
     return True
 
 
-def env_key() -> str | None:
-    """``COMPANION_API_KEY`` when set and not blank."""
-    value = os.environ.get(ENV_VAR, "").strip()
+def env_var(key_id: str | None = None) -> str:
+    """The environment variable that holds the key of ``key_id`` (None: the chat model)."""
+    return ENV_VARS.get(key_id or "", ENV_VAR)
+
+
+def no_keyring(key_id: str | None = None) -> str:
+    """What to say when there is no keyring to keep the key of ``key_id``."""
+    return f"No system keyring is available; set {env_var(key_id)} instead."
+
+
+def env_key(key_id: str | None = None) -> str | None:
+    """The key of ``key_id`` from its environment variable (:func:`env_var`) when set
+    and not blank."""
+    value = os.environ.get(env_var(key_id), "").strip()
     return value or None
 
 
+class InvalidKeyError(KeyStoreError):
+    """The key cannot be one (spaces, control characters, absurd length); nothing stored."""
+
+
 def get_key(provider_id: str) -> str | None:
-    """The key for ``provider_id``: the environment's, else the keyring's, else None."""
-    from_env = env_key()
+    """The key for ``provider_id``: its environment variable's, else the keyring's,
+    else None."""
+    from_env = env_key(provider_id)
     if from_env:
         return from_env
     if not keyring_available():
@@ -66,26 +91,31 @@ def get_key(provider_id: str) -> str | None:
 
 
 def set_key(provider_id: str, key: str) -> None:
-    """Store ``key`` for ``provider_id`` (a blank key deletes it). KeyStoreError on failure."""
+    """Store ``key`` (trimmed) for ``provider_id`` (a blank key deletes it).
+    InvalidKeyError when it cannot be a key (see ``errors.key_problem``); KeyStoreError
+    when the keyring fails."""
     key = key.strip()
     if not key:
         delete_key(provider_id)
         return
+    problem = key_problem(key)
+    if problem:
+        raise InvalidKeyError(problem)
     if not keyring_available():
-        raise KeyStoreError(NO_KEYRING)
+        raise KeyStoreError(no_keyring(provider_id))
     try:
         keyring.set_password(SERVICE, provider_id, key)
     except Exception as error:  # noqa: BLE001 - reported without the key
         raise KeyStoreError(
             f"The system keyring refused to store the key ({type(error).__name__}); "
-            f"set {ENV_VAR} instead."
+            f"set {env_var(provider_id)} instead."
         ) from None
     log.info("stored an API key for %s in the system keyring", provider_id)
 
 
 def delete_key(provider_id: str) -> None:
     """Remove the stored key for ``provider_id`` (nothing stored is fine)."""
-    _delete(provider_id, NO_KEYRING, "key")
+    _delete(provider_id, no_keyring(provider_id), "key")
     log.info("removed the API key for %s from the system keyring", provider_id)
 
 

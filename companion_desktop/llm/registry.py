@@ -19,7 +19,7 @@ import httpx
 from companion_desktop.llm.anthropic import DEFAULT_BASE_URL as ANTHROPIC_URL
 from companion_desktop.llm.anthropic import AnthropicProvider
 from companion_desktop.llm.base import AuthError, ConfigError, Provider, ProviderConfig
-from companion_desktop.llm.errors import SETTINGS_PAGE
+from companion_desktop.llm.errors import SETTINGS_PAGE, key_problem
 from companion_desktop.llm.google import DEFAULT_BASE_URL as GOOGLE_URL
 from companion_desktop.llm.google import GoogleProvider
 from companion_desktop.llm.openai_compat import OpenAICompatProvider
@@ -102,13 +102,18 @@ def get_spec(provider_id: str) -> ProviderSpec:
 def resolve_config(config: ProviderConfig) -> ProviderConfig:
     """``config`` with the preset's base URL filled in and the key stripped.
 
-    ConfigError without a base URL; AuthError when the provider needs a key and has none.
+    ConfigError without a base URL; AuthError when the provider needs a key and has none,
+    or the key cannot be one (a line break or control character would otherwise end up
+    in an error message, a non-ASCII one in a crash).
     """
     spec = get_spec(config.provider_id)
     base_url = (config.base_url or "").strip().rstrip("/") or spec.default_base_url
     if not base_url:
         raise ConfigError(f"{spec.name} needs a server URL: set it in {SETTINGS_PAGE}.")
     key = (config.api_key or "").strip() or None
+    problem = key_problem(key) if key else None
+    if problem:
+        raise AuthError(f"{spec.name}: {problem} ({SETTINGS_PAGE} or COMPANION_API_KEY)")
     if spec.needs_key and not key:
         raise AuthError(
             f"{spec.name} needs an API key: set it in {SETTINGS_PAGE} or COMPANION_API_KEY."
@@ -137,7 +142,8 @@ def is_loopback_url(url: str) -> bool:
 def make_client(config: ProviderConfig) -> httpx.Client:
     """An ``httpx.Client`` for ``config``: connect timeout ``connect_timeout`` s, read
     timeout ``stall_timeout`` s (a silent stream raises). Proxy settings from the
-    environment apply, except to servers on this machine."""
+    environment apply, except to servers on this machine. Redirects are never followed:
+    the key headers and the conversation would go wherever the server points."""
     timeout = httpx.Timeout(
         connect=config.connect_timeout,
         read=config.stall_timeout,
@@ -147,7 +153,7 @@ def make_client(config: ProviderConfig) -> httpx.Client:
     return httpx.Client(
         timeout=timeout,
         headers={"User-Agent": USER_AGENT},
-        follow_redirects=True,
+        follow_redirects=False,
         trust_env=not is_loopback_url(config.base_url),
     )
 

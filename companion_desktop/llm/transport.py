@@ -25,6 +25,7 @@ import httpx
 from companion_desktop.llm.base import CancelledError, CancelToken, InvalidReplyError
 from companion_desktop.llm.errors import (
     CallContext,
+    error_for_redirect,
     error_for_status,
     error_for_transport,
     redact,
@@ -71,6 +72,9 @@ class BodyStream:
             raise error_for_transport(ctx, value)
         self.status: int = value[0]
         self.headers: httpx.Headers = value[1]
+        if 300 <= self.status < 400:
+            self.close()  # nothing more is read, nothing is sent anywhere else
+            raise error_for_redirect(ctx, self.status, self.headers.get("location"))
         if self.status >= 300:
             body = self.read(ERROR_BODY_LIMIT)
             raise error_for_status(ctx, self.status, body, self.headers.get("retry-after"))
@@ -164,7 +168,9 @@ class BodyStream:
 
     def _run(self, client: httpx.Client, request: httpx.Request) -> None:
         try:
-            response = client.send(request, stream=True)
+            # Never follow a redirect, whatever the client says: the key headers and
+            # the whole conversation would go to wherever the server points.
+            response = client.send(request, stream=True, follow_redirects=False)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
             self._queue.put(("exc", exc))
             return

@@ -16,7 +16,7 @@ from typing import Protocol
 
 import httpx
 
-from companion_desktop.llm.errors import provider_detail, redact
+from companion_desktop.llm.errors import provider_detail, redact, redirect_target
 from companion_desktop.llm.wav import (  # noqa: F401 - decode_wav re-exported
     WAV_TYPES,
     SpeechAudio,
@@ -216,7 +216,8 @@ class OpenAISpeechBackend:
 
     def _server_voices(self) -> list[Voice]:
         try:
-            response = self.client.get(self._url("/audio/voices"), headers=self._headers())
+            response = self.client.get(self._url("/audio/voices"), headers=self._headers(),
+                                       follow_redirects=False)
             items = response.json().get("voices") if response.status_code == 200 else None
         except (httpx.HTTPError, TtsError, ValueError, AttributeError):
             return []
@@ -235,7 +236,7 @@ class OpenAISpeechBackend:
                 "response_format": "wav", "speed": options.rate}
         try:
             response = self.client.post(self._url("/audio/speech"), json=body,
-                                        headers=self._headers())
+                                        headers=self._headers(), follow_redirects=False)
         except httpx.TimeoutException:
             raise TtsError(f"The speech server at {self.base_url} did not answer in time."
                            ) from None
@@ -256,6 +257,11 @@ class OpenAISpeechBackend:
         elif status == 404:
             text = f"The speech server has no {self.base_url}/audio/speech or no model " \
                    f"\"{self.model}\" (404). Check the address and model in {SETTINGS_PAGE}."
+        elif 300 <= status < 400:
+            target = redirect_target(self.base_url, response.headers.get("location"))
+            text = f"The speech server tried to send the request to {target or 'elsewhere'} " \
+                   f"({status}); redirects are not followed, so nothing was sent there. " \
+                   f"If that address is right, set it in {SETTINGS_PAGE}."
         elif status == 429:
             text = f"The speech server is rate-limiting requests (429); try again later.{said}"
         elif status >= 500:

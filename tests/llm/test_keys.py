@@ -123,3 +123,89 @@ def test_a_failing_keyring_never_leaks_the_key(use_keyring, caplog) -> None:
     assert SECRET not in str(caught.value) and caught.value.__cause__ is None
     assert SECRET not in caplog.text
     assert "KeyringLocked" in caplog.text
+
+
+# --- one environment variable per purpose -------------------------------------------------
+@pytest.fixture
+def speech_server():
+    import io
+    import wave
+
+    from tests.llm.provider_server import ProviderServer, RawReply
+
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(24_000)
+        w.writeframes(b"\x00\x10" * 2400)
+    with ProviderServer() as server:
+        server.on("POST", "/v1/audio/speech", RawReply(out.getvalue(), content_type="audio/wav"))
+        yield server
+
+
+def speak_once(server) -> dict[str, str]:
+    """One real speech request as the app makes it (the key from keys.get_key for the
+    speech server's entry); the headers the server received."""
+    import httpx
+
+    from companion_desktop.llm.tts import create_tts
+    from companion_desktop.storage.settings import VOICE_KEY_ID, VoiceSettings
+
+    settings = VoiceSettings(enabled=True, backend="openai", base_url=server.url + "/v1",
+                             model="tts-1")
+    with httpx.Client(timeout=5.0) as client:
+        create_tts(settings, keys.get_key(VOICE_KEY_ID), client).synthesize("Hello there.")
+    return server.requests_to("/v1/audio/speech")[-1].headers
+
+
+def test_the_chat_key_never_goes_to_the_speech_server(use_keyring, monkeypatch, speech_server):
+    use_keyring(MemoryKeyring())
+    monkeypatch.delenv(keys.TTS_ENV_VAR, raising=False)
+    monkeypatch.setenv(keys.ENV_VAR, SECRET)
+    assert keys.get_key("openai") == SECRET
+    headers = speak_once(speech_server)
+    assert "authorization" not in headers
+    assert SECRET not in repr(headers)
+
+
+def test_each_purpose_has_its_own_variable(use_keyring, monkeypatch, speech_server):
+    backend = use_keyring(MemoryKeyring())
+    monkeypatch.setenv(keys.ENV_VAR, "sk-chat-model-key-1234")
+    monkeypatch.setenv(keys.TTS_ENV_VAR, "sk-speech-key-5678")
+    assert keys.env_var("anthropic") == "COMPANION_API_KEY"
+    assert keys.env_var(keys.TTS_KEY_ID) == "COMPANION_TTS_API_KEY"
+    assert keys.get_key("anthropic") == "sk-chat-model-key-1234"
+    assert speak_once(speech_server)["authorization"] == "Bearer sk-speech-key-5678"
+    monkeypatch.delenv(keys.TTS_ENV_VAR)
+    keys.set_key(keys.TTS_KEY_ID, "sk-stored-speech-key")  # the keyring's, not the chat's
+    assert backend.store == {(keys.SERVICE, "voice"): "sk-stored-speech-key"}
+    assert speak_once(speech_server)["authorization"] == "Bearer sk-stored-speech-key"
+
+
+def test_no_keyring_names_the_variable_of_the_purpose(use_keyring):
+    use_keyring(fail.Keyring())
+    with pytest.raises(keys.KeyStoreError, match="set COMPANION_TTS_API_KEY instead"):
+        keys.set_key(keys.TTS_KEY_ID, "sk-speech")
+    with pytest.raises(keys.KeyStoreError, match="set COMPANION_API_KEY instead"):
+        keys.set_key("openai", "sk-chat")
+
+
+# --- keys are checked before they are kept ---------------------------------------------
+@pytest.mark.parametrize(("key", "words"), [
+    ("sk-abc def-123", "a space or line break"),
+    ("sk-abc\ndef-123", "a space or line break"),
+    ("sk-abc\x1b]52;c;x\x07", "control character"),
+    ("sk-abc\x00def", "control character"),
+    ("sk-abc\u202edef", "control character"),
+    ("sk-abcdéf-123", "not plain ASCII"),
+    ("sk-" + "a" * 5000, "5003 characters long"),
+])
+def test_a_key_that_cannot_be_one_is_refused_and_nothing_is_stored(use_keyring, key, words):
+    backend = use_keyring(MemoryKeyring())
+    with pytest.raises(keys.InvalidKeyError) as caught:
+        keys.set_key("openai", key)
+    assert words in str(caught.value) and key not in str(caught.value)
+    assert backend.store == {}
+    keys.set_key("openai", f"\n  {SECRET}\n")  # surrounding whitespace is trimmed, fine
+    assert backend.store == {(keys.SERVICE, "openai"): SECRET}

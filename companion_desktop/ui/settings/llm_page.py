@@ -280,6 +280,9 @@ class LlmPage(QWidget):
         spec = SPECS[self.provider_id]
         if not (self.base_url.text().strip() or spec.default_base_url):
             raise SettingsProblem(f"{spec.name} needs a server URL, e.g. http://127.0.0.1:8080/v1.")
+        problem = self.key_field.problem()
+        if problem:
+            raise SettingsProblem(problem)
 
     def apply(self) -> None:
         """Store the key (when one was typed), then the settings. SettingsProblem on failure."""

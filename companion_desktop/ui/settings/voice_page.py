@@ -59,6 +59,8 @@ def list_voices(settings: VoiceSettings, api_key: str | None) -> list[Voice]:
 
 def describe_key(saved: bool) -> str:
     """The voice key's state line (``saved``: a key is stored)."""
+    if keys.env_key(VOICE_KEY_ID) is not None:
+        return f"Using the key from {keys.env_var(VOICE_KEY_ID)}."
     return SAVED_KEY if saved else "Only if the server needs one; it is kept in the system keyring."
 
 
@@ -265,6 +267,9 @@ class VoicePage(QWidget):
                 and not url.startswith(("http://", "https://")):
             raise SettingsProblem("Voice: enter the speech server's address, starting with "
                                   "http:// or https:// (e.g. https://api.openai.com/v1).")
+        problem = self.key_field.problem() if self.backend_id == "openai" else None
+        if problem:
+            raise SettingsProblem(f"Voice: {problem}")
 
     def apply(self) -> None:
         """Store a typed key, then the settings. SettingsProblem on failure."""
