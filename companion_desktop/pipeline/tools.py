@@ -7,12 +7,15 @@ back. Limits: MAX_ROUNDS tool rounds, MAX_CALLS_PER_ROUND calls each, CALL_TIMEO
 per call, results cut at RESULT_CHAR_LIMIT characters. History is refit to the
 context window before every request (:mod:`~companion_desktop.pipeline.tool_context`,
 whose names are importable from here too). Tool names, arguments and results are model or
-server output: untrusted, bounded, never run without a matching configured tool.
+server output: untrusted, bounded, never run without a matching configured tool. A tool
+runs without the user's yes only when she reviewed it and allowed it, and it has not
+changed since (``tool_fingerprint``); a new, renamed or changed tool asks.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import re
@@ -80,21 +83,51 @@ def _schema(raw: Any) -> dict[str, Any]:
     return schema
 
 
+def tool_fingerprint(tool: McpTool) -> str:
+    """What the user reviewed of ``tool``: a hash of its name, description and input
+    schema. When any of them changes the tool counts as not reviewed again."""
+    data = json.dumps([tool.name, tool.description or "", tool.input_schema],
+                      sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(data.encode()).hexdigest()[:32]
+
+
+#: A tool's review state: "new" (never reviewed), "changed" (changed since it was
+#: reviewed), or the user's choice for it as it is now ("ask", "allow").
+ReviewState = Literal["new", "changed", "ask", "allow"]
+NOT_REVIEWED = {"new": "You have not reviewed this tool yet.",
+                "changed": "This tool has changed since you reviewed it."}
+
+
+def review_state(tool: McpTool, review: Any | None) -> ReviewState:
+    """``tool``'s state given the user's ``review`` of it (``storage.settings.ToolReview``:
+    ``choice`` and ``fingerprint``; None when there is none)."""
+    fingerprint = getattr(review, "fingerprint", "") if review is not None else ""
+    if not fingerprint:
+        return "new"
+    if fingerprint != tool_fingerprint(tool):
+        return "changed"
+    return "allow" if getattr(review, "choice", "ask") == "allow" else "ask"
+
+
 @dataclass(frozen=True)
 class Toolbox:
-    """The tools on offer this turn, by wire name; ``errors`` holds per-server failures."""
+    """The tools on offer this turn, by wire name; ``states`` their review state by
+    (server, tool name); ``errors`` holds per-server failures. Only a tool the user
+    reviewed and allowed, unchanged since, runs without asking."""
 
     tools: Mapping[str, McpTool] = field(default_factory=dict)
-    ask: frozenset[tuple[str, str]] = frozenset()
+    states: Mapping[tuple[str, str], ReviewState] = field(default_factory=dict)
     errors: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(
         cls,
         listing: Mapping[str, list[McpTool] | McpServerError],
-        ask_tools: Mapping[str, Iterable[str]] | None = None,
+        reviews: Mapping[str, Mapping[str, Any] | Iterable[str]] | None = None,
     ) -> Toolbox:
-        """From ``McpHub.list_tools()`` and the per-server "ask before running" names."""
+        """From ``McpHub.list_tools()`` and, per server, the user's reviews by tool name
+        (``McpServerEntry.reviews``). A plain list of names (the old "ask before
+        running" list) carries no review: then every tool of that server asks."""
         from companion_desktop.llm.mcp_client import McpServerError
 
         tools: dict[str, McpTool] = {}
@@ -109,10 +142,12 @@ class Toolbox:
                     log.warning("skipping tool %r of %r: name clash", tool.name, tool.server)
                     continue
                 tools[wire] = tool
-        ask = frozenset(
-            (server, name) for server, names in (ask_tools or {}).items() for name in names
-        )
-        return cls(tools, ask, errors)
+        states: dict[tuple[str, str], ReviewState] = {}
+        for tool in tools.values():
+            known = (reviews or {}).get(tool.server)
+            review = known.get(tool.name) if isinstance(known, Mapping) else None
+            states[(tool.server, tool.name)] = review_state(tool, review)
+        return cls(tools, states, errors)
 
     @property
     def specs(self) -> list[ToolSpec]:
@@ -130,7 +165,10 @@ class Toolbox:
         return self.tools.get(wire_name)
 
     def needs_approval(self, tool: McpTool) -> bool:
-        return (tool.server, tool.name) in self.ask
+        return self.state(tool) != "allow"
+
+    def state(self, tool: McpTool) -> ReviewState:
+        return self.states.get((tool.server, tool.name), "new")
 
     def __bool__(self) -> bool:
         return bool(self.tools)
@@ -138,11 +176,14 @@ class Toolbox:
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """Asked of the user before a tool marked "ask before running" runs."""
+    """Asked of the user before a tool runs that is not reviewed and allowed. ``note``
+    says why when it is not reviewed (``NOT_REVIEWED``); ``description`` is the tool's."""
 
     server: str
     tool: str
     arguments: dict[str, Any]
+    note: str = ""
+    description: str = ""
 
 
 Approve = Callable[[ApprovalRequest], bool]
@@ -225,7 +266,10 @@ class _Round:
         if self.approve is None:
             return False
         try:
-            return bool(self.approve(ApprovalRequest(tool.server, tool.name, dict(args))))
+            note = NOT_REVIEWED.get(self.toolbox.state(tool), "")
+            request = ApprovalRequest(tool.server, tool.name, dict(args), note,
+                                      (tool.description or "").strip()[:DESCRIPTION_LIMIT])
+            return bool(self.approve(request))
         except Exception:  # noqa: BLE001 - a broken prompt counts as "no"
             log.exception("the approval callback failed; the call is declined")
             return False

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import logging
 from datetime import datetime, timezone
-from typing import ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
@@ -102,11 +102,26 @@ class VoiceSettings(SettingsSection):
 VOICE_KEY_ID = "voice"
 
 
+class ToolReview(BaseModel):
+    """The user's choice for one tool: "ask" before every run, or "allow" it to run
+    without asking. ``fingerprint`` is the tool as it was reviewed (its name,
+    description and input schema; ``pipeline.tools.tool_fingerprint``): a tool that
+    has changed since, or a review without one, counts as not reviewed (it asks)."""
+
+    model_config = ConfigDict(extra="ignore")
+    choice: Literal["ask", "allow"] = "ask"
+    fingerprint: str = Field(default="", max_length=128)
+
+
 class McpServerEntry(BaseModel):
     """One MCP server. stdio: ``command`` + ``args`` (+ environment); http: ``url``
     (streamable HTTP) + headers. Environment and header *values* are secrets and live
-    in the keyring; only their names are stored here. ``ask_tools`` names the tools
-    that need the user's approval before each run."""
+    in the keyring; only their names are stored here. ``reviews`` holds the user's
+    choice per tool name (``ToolReview``); a tool with none asks before every run.
+
+    Settings from before reviews listed the tools to ask for in ``ask_tools``; those
+    become "ask" reviews without a fingerprint (they keep asking, and every other tool,
+    not reviewed, asks too)."""
 
     model_config = ConfigDict(extra="ignore")
     name: str = Field(min_length=1, max_length=64)
@@ -117,7 +132,34 @@ class McpServerEntry(BaseModel):
     url: str = ""
     header_names: list[str] = Field(default_factory=list)
     enabled: bool = True
-    ask_tools: list[str] = Field(default_factory=list)
+    reviews: dict[str, ToolReview] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reviews_in(cls, data: Any) -> Any:
+        """Old ``ask_tools`` become "ask" reviews; a review that does not validate is
+        dropped (its tool asks again) rather than losing the whole server list."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        names = data.pop("ask_tools", None)
+        raw = data.get("reviews")
+        reviews: dict[str, Any] = {}
+        for name, review in (raw.items() if isinstance(raw, dict) else ()):
+            try:
+                reviews[str(name)] = ToolReview.model_validate(review)
+            except ValidationError:
+                log.warning("dropping an invalid tool review for %r", name)
+        for name in names if isinstance(names, list) else ():
+            if isinstance(name, str):
+                reviews.setdefault(name, ToolReview(choice="ask"))
+        data["reviews"] = reviews
+        return data
+
+    @property
+    def ask_tools(self) -> list[str]:
+        """The tools the user set to ask before running (read-only)."""
+        return [name for name, review in self.reviews.items() if review.choice == "ask"]
 
 
 class McpSettings(SettingsSection):

@@ -23,7 +23,6 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QLabel,
     QMainWindow,
     QPushButton,
     QVBoxLayout,
@@ -40,6 +39,7 @@ from companion_desktop.ui.chat_input import Composer
 from companion_desktop.ui.chat_photos import NO_MODEL_TEXT, ChatPhotos
 from companion_desktop.ui.chat_tools import ToolActivity
 from companion_desktop.ui.chat_turns import HISTORY_TURNS, PHASE_TEXT, ChatTurns  # noqa: F401
+from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.shown_image import Source
 from companion_desktop.ui.state_panel import StatePanel
 from companion_desktop.ui.style import STYLE_SHEET
@@ -121,8 +121,8 @@ class ChatWindow(QMainWindow):
         header = QFrame(objectName="chatHeader")
         top = QHBoxLayout(header)
         top.setContentsMargins(18, 10, 12, 10)
-        self.title = QLabel(objectName="chatTitle")
-        self.model_line = QLabel(objectName="modelLine")
+        self.title = plain_label(objectName="chatTitle")  # her name and the model's: plain
+        self.model_line = plain_label(objectName="modelLine")
         top.addWidget(self.title)
         top.addWidget(self.model_line, 1)
         self.photoboard_button = QPushButton("▦  Photoboard", objectName="headerButton")

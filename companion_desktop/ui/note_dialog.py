@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.storage.keepsakes import NOTE_MAX as NOTE_LIMIT
 from companion_desktop.storage.keepsakes import Keepsake, get_keepsake, set_note
+from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.style import STYLE_SHEET
 
 __all__ = ["NOTE_LIMIT", "NoteDialog", "store_note", "trim_to_limit"]
@@ -114,7 +115,7 @@ class NoteDialog(QDialog):
         layout.addWidget(self.editor, 1)
         self.counter = QLabel(objectName="noteCounter", alignment=Qt.AlignmentFlag.AlignRight)
         layout.addWidget(self.counter)
-        self.status = QLabel(objectName="statusLine", wordWrap=True)
+        self.status = plain_label(objectName="statusLine", wordWrap=True)  # storage errors
         self.status.setProperty("kind", "error")
         self.status.hide()
         layout.addWidget(self.status)

@@ -15,6 +15,8 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from companion_desktop.ui.plain import plain, plain_tip
+
 if TYPE_CHECKING:
     from companion_desktop.pipeline.images import PreparedImage
 
@@ -120,7 +122,7 @@ class PhotoChip(QFrame):
         column.setSpacing(2)
         self.name_label = QLabel(objectName="chipName")
         self.name_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.status = QLabel(objectName="chipStatus")
+        self.status = plain(QLabel(objectName="chipStatus"))  # names the file's format
         column.addStretch(1)
         column.addWidget(self.name_label)
         column.addWidget(self.status)
@@ -155,7 +157,7 @@ class PhotoChip(QFrame):
     def _set_name(self, name: str) -> None:
         shown = name if len(name) <= 60 else name[:57] + "…"
         self.name_label.setText(shown)
-        self.name_label.setToolTip(name)
+        self.name_label.setToolTip(plain_tip(name))
 
 
 class DropHint(QLabel):

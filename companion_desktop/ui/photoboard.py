@@ -42,6 +42,7 @@ from companion_desktop.ui.photo_viewer import (  # re-exported: these lived here
     when_text,
 )
 from companion_desktop.ui.photo_widgets import rounded_pixmap
+from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.style import STYLE_SHEET
 
 #: Card and thumbnail sizes, in pixels.
@@ -185,9 +186,9 @@ class PhotoboardWindow(QWidget):
         self._column = QVBoxLayout(body)
         self._column.setContentsMargins(22, 18, 22, 18)
         self._column.setSpacing(14)
-        self.heading = QLabel(objectName="boardTitle")
+        self.heading = plain_label(objectName="boardTitle")
         self._column.addWidget(self.heading)
-        self.status = QLabel(objectName="statusLine", wordWrap=True)
+        self.status = plain_label(objectName="statusLine", wordWrap=True)  # storage errors
         self.status.hide()
         self._column.addWidget(self.status)
         centre = Qt.AlignmentFlag.AlignCenter

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 from companion_desktop.engine.mood_expression import MOOD_EXPRESSION_TABLE, pick_expression
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.errors import StorageError
+from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.style import STYLE_SHEET
 
 SCENE_STYLE = """
@@ -70,7 +71,7 @@ class SceneDialog(QDialog):
 
     @staticmethod
     def _label(text: str, name: str) -> QLabel:
-        label = QLabel(text or "", objectName=name)
+        label = plain_label(text or "", objectName=name)  # model-written: plain text
         label.setWordWrap(True)
         label.setVisible(bool(text))
         return label

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QFrame, QProgressBar, QVBoxLayout, QWidget
 
 from companion_desktop.engine.character import RELATIONSHIP_STATS, STAT_RANGES, CharacterState
 from companion_desktop.pipeline.companion import MODE_NAMES, STAGE_NAMES
+from companion_desktop.ui.plain import plain_label
 
 MOOD_EMOJI = {
     "happy": "😊", "sad": "😢", "excited": "🤩", "anxious": "😟", "content": "😌",
@@ -27,13 +28,11 @@ class StatePanel(QFrame):
         self.setObjectName("statePanel")
         self.setMinimumWidth(280)
         layout = QVBoxLayout(self)
-        self.name = QLabel(objectName="companionName")
-        self.mode = QLabel(objectName="companionMode")
-        self.stage = QLabel(objectName="stageBadge")
-        self.mood = QLabel(objectName="moodLine")
-        self.mood.setWordWrap(True)
-        self.days = QLabel(objectName="daysLine")
-        self.days.setWordWrap(True)
+        self.name = plain_label(objectName="companionName")  # her name, the mood's cause:
+        self.mode = plain_label(objectName="companionMode")  # model or file text, shown plain
+        self.stage = plain_label(objectName="stageBadge")
+        self.mood = plain_label(objectName="moodLine", wordWrap=True)
+        self.days = plain_label(objectName="daysLine", wordWrap=True)
         for widget in (self.name, self.mode, self.stage, self.mood):
             layout.addWidget(widget)
         self.form = QFormLayout()

@@ -41,7 +41,7 @@ PHOTO_EDGE = 240
 PHOTO_CAPTION = "You showed her this photo"
 PHOTO_MISSING = "You showed her a photo (no longer kept)"
 #: Moved to ``ui.approval_notice`` (which builds on ``Notice``); still importable from here.
-_MOVED = ("ApprovalNotice", "approval_text", "short_json", "ARGS_SHOWN", "NAME_SHOWN")
+_MOVED = ("ApprovalNotice", "approval_text", "NAME_SHOWN")
 
 
 def __getattr__(name: str) -> Any:

@@ -36,6 +36,7 @@ from companion_desktop.storage import repository
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import LlmSettings, load_settings, save_settings
 from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.settings.llm_page import call_provider, status
 from companion_desktop.ui.style import STYLE_SHEET
 
@@ -131,7 +132,7 @@ class WelcomeDialog(QDialog):
         card = QFrame(objectName="welcomeCard")
         box = QVBoxLayout(card)
         box.addWidget(QLabel("On this computer", objectName="sectionTitle"))
-        self.local_status = QLabel(objectName="statusLine", wordWrap=True)
+        self.local_status = plain_label(objectName="statusLine", wordWrap=True)  # server errors
         box.addWidget(self.local_status)
         self.found = QListWidget(objectName="foundModels")
         self.found.itemSelectionChanged.connect(self._selection_changed)
@@ -218,7 +219,7 @@ class WelcomeDialog(QDialog):
         line.addWidget(self.list_button)
         line.addWidget(self.cloud_button)
         box.addLayout(line)
-        self.cloud_status = QLabel(objectName="statusLine", wordWrap=True)
+        self.cloud_status = plain_label(objectName="statusLine", wordWrap=True)
         self.cloud_status.hide()
         box.addWidget(self.cloud_status)
         return card

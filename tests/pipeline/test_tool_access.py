@@ -11,7 +11,14 @@ import pytest
 from companion_desktop.llm.mcp_client import McpHub
 from companion_desktop.pipeline.tool_access import ToolAccess
 from companion_desktop.storage.db import Database
-from companion_desktop.storage.settings import McpServerEntry, McpSettings, load_settings, save_settings
+from companion_desktop.pipeline.tools import tool_fingerprint
+from companion_desktop.storage.settings import (
+    McpServerEntry,
+    McpSettings,
+    ToolReview,
+    load_settings,
+    save_settings,
+)
 
 DEMO = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 
@@ -42,19 +49,33 @@ def test_no_enabled_server_means_no_tools(db):
     access.close()
 
 
-def test_enabled_server_tools_and_ask_switches_follow_the_settings(db):
-    configure(db, demo(ask_tools=["add"]))
+def test_enabled_server_tools_ask_unless_reviewed(db):
+    configure(db, demo(ask_tools=["add"]))  # settings from before reviews: "add" ticked
     access = ToolAccess(db)
     try:
         first = access()
         assert first is not None
         names = {spec.name for spec in first.toolbox.specs}
         assert {"demo__add", "demo__echo"} <= names
-        add = first.toolbox.resolve("demo__add")
-        assert first.toolbox.needs_approval(add)
-        configure(db, demo(ask_tools=[]))  # the ask switch changes without a new listing
-        assert not access().toolbox.needs_approval(add)
+        add, echo = first.toolbox.resolve("demo__add"), first.toolbox.resolve("demo__echo")
+        assert first.toolbox.needs_approval(add)  # ticked: keeps asking
+        assert first.toolbox.needs_approval(echo)  # never reviewed: asks too
+        configure(db, demo())
+        assert access().toolbox.needs_approval(add)
         assert access().hub is first.hub  # one hub, servers stay connected
+    finally:
+        access.close()
+
+
+@pytest.mark.xfail(strict=True, reason="ToolAccess passes only the ask names, not the reviews")
+def test_a_reviewed_and_allowed_tool_runs_without_asking(db):
+    access = ToolAccess(db)
+    try:
+        configure(db, demo())
+        add = access().toolbox.resolve("demo__add")
+        configure(db, demo(reviews={"add": ToolReview(choice="allow",
+                                                      fingerprint=tool_fingerprint(add))}))
+        assert not access().toolbox.needs_approval(add)  # the switch changes without a new listing
     finally:
         access.close()
 

@@ -36,8 +36,10 @@ from companion_desktop.pipeline.tools import (
     fit_messages,
     run_tool_rounds,
     security_layer,
+    tool_fingerprint,
     wire_tool_name,
 )
+from companion_desktop.storage.settings import ToolReview
 
 DEMO = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 WIRE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -93,7 +95,14 @@ def listing(hub: McpHub) -> dict[str, list[McpTool] | McpServerError]:
 
 @pytest.fixture
 def toolbox(listing) -> Toolbox:
-    return Toolbox.build(listing, {"demo": ["slow"]})
+    return Toolbox.build(listing, reviewed(listing, ask={"slow"}))
+
+
+def reviewed(listing, ask=frozenset()) -> dict[str, dict[str, ToolReview]]:
+    """Every demo tool reviewed as it is: allowed, except those in ``ask``."""
+    return {"demo": {t.name: ToolReview(choice="ask" if t.name in ask else "allow",
+                                        fingerprint=tool_fingerprint(t))
+                     for t in listing["demo"]}}
 
 
 @dataclass
@@ -182,7 +191,8 @@ def test_approval_granted_runs_the_tool(toolbox: Toolbox, hub: McpHub) -> None:
 
     provider = RoundScript([[call("c1", "slow", seconds=0)], ["ok"]])
     result = run(provider, toolbox, hub, approve=approve)
-    assert asked == [ApprovalRequest("demo", "slow", {"seconds": 0})]
+    assert asked == [ApprovalRequest("demo", "slow", {"seconds": 0}, "",
+                                     "Sleep for the given seconds (at most 60), then say so.")]
     assert result.calls[0][1] == ToolResult("c1", "demo__slow", "slept 0.0 s", False)
 
 
@@ -311,7 +321,7 @@ def test_security_layer_switch() -> None:
 
 def test_toolbox_specs_errors_and_empty(listing) -> None:
     broken = McpServerError("broken", "It is down.")
-    box = Toolbox.build({**listing, "broken": broken}, {"demo": ["add"]})
+    box = Toolbox.build({**listing, "broken": broken}, reviewed(listing, ask={"add"}))
     add = box.resolve("demo__add")
     assert add is not None and add.name == "add" and box.needs_approval(add)
     assert not box.needs_approval(box.resolve("demo__echo"))  # type: ignore[arg-type]

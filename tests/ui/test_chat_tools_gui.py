@@ -36,7 +36,7 @@ class ToolCallScript(Script):
 
 
 def configure_demo(service) -> None:
-    """The demo MCP server, enabled, with "add" marked ask-before-running."""
+    """The demo MCP server, enabled, with "add" ticked ask-before-running (old settings)."""
     with service.db.session() as session:
         settings = load_settings(session, McpSettings)
         settings.servers = [McpServerEntry(name="demo", command=sys.executable, args=[str(DEMO)],
@@ -69,7 +69,8 @@ def ask_and_answer(window, qtbot, server, button: str) -> str:
     qtbot.keyClick(window.input, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: bool(window.transcript.notices("ask")), timeout=20000)
     notice = window.transcript.notices("ask")[0]
-    assert "add" in notice.label.text() and "demo" in notice.label.text() and '"a": 19' in notice.label.text()
+    assert "add" in notice.label.text() and "demo" in notice.label.text() and '"a": 19' in notice.text()
+    assert "not reviewed" in notice.label.text()  # every tool asks until the user reviews it
     assert window.busy  # the turn waits for the answer
     qtbot.mouseClick(notice.buttons[button], Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.busy and window.pending is None, timeout=20000)

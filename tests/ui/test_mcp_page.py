@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from companion_desktop.pipeline.tools import tool_fingerprint
 from companion_desktop.storage.settings import (
     McpServerEntry,
     McpSettings,
@@ -69,25 +70,33 @@ def settings_row(service) -> str:
         return conn.execute("SELECT data FROM settings WHERE section = 'mcp'").fetchone()[0]
 
 
-def test_add_list_tools_ask_and_save(page, service, memory_keyring, qtbot):
+def test_add_list_tools_review_and_save(page, service, memory_keyring, qtbot):
     assert add_demo(page)
     assert page.row(0).name.text() == "demo" and "stdio" in page.row(0).kind.text()
     page.list_tools()
     assert "Connecting" in page.status_line.text() and page.busy.isVisibleTo(page)
-    qtbot.waitUntil(lambda: bool(page.ask_boxes()), timeout=LIST_WAIT_MS)
-    boxes = page.ask_boxes()
-    assert {"add", "echo", "slow", "big", "fail"} <= set(boxes)
-    assert not page.busy.isVisibleTo(page) and page.row(0).state.text() == f"{len(boxes)} tools"
+    qtbot.waitUntil(lambda: bool(page.tool_rows()), timeout=LIST_WAIT_MS)
+    rows = page.tool_rows()
+    assert {"add", "echo", "slow", "big", "fail"} <= set(rows)
+    assert not page.busy.isVisibleTo(page) and page.row(0).state.text() == f"{len(rows)} tools"
     texts = [label.text() for label in page.findChildren(type(page.tools_title), "mcpToolText")]
     assert any("echo" in t and "Return the text unchanged." in t for t in texts)
-    boxes["echo"].setChecked(True)
-    boxes["add"].setChecked(True)
-    boxes["add"].setChecked(False)
+    # nothing reviewed yet: every tool says it asks
+    assert all(r.state.text() == "Not reviewed: asks each time" for r in rows.values())
+    assert rows["echo"].choice.currentText() == "Not reviewed: asks each time"
+    rows["echo"].set_choice("allow")
+    rows["add"].set_choice("allow")
+    rows["add"].set_choice("ask")
+    assert rows["add"].state.text() == "Reviewed"
+    assert rows["add"].choice.currentText() == "Ask each time"
+    assert rows["add"].choice.count() == 2  # the "not reviewed" item is gone
     page.check()
     page.apply()
     server = stored(service).servers[0]
     assert (server.name, server.transport, server.command) == ("demo", "stdio", sys.executable)
-    assert server.args == [str(DEMO)] and server.ask_tools == ["echo"]
+    assert server.args == [str(DEMO)]
+    assert {n: r.choice for n, r in server.reviews.items()} == {"echo": "allow", "add": "ask"}
+    assert server.reviews["echo"].fingerprint == tool_fingerprint(rows["echo"].tool)
     assert server.env_names == ["DEMO_TOKEN", "LANGUAGE"] and server.enabled
     assert memory_keyring.store[("companion-desktop", "mcp:demo:env:DEMO_TOKEN")] == SECRET
     assert SECRET not in settings_row(service)
@@ -122,7 +131,7 @@ def test_a_bad_command_shows_the_servers_error(page, memory_keyring, qtbot):
     qtbot.waitUntil(lambda: page.status_line.property("kind") == "error", timeout=LIST_WAIT_MS)
     text = page.status_line.text()
     assert "broken" in text and "/no/such/mcp-server-program" in text and "not found" in text
-    assert page.row(0).state.text() == "error" and not page.ask_boxes()
+    assert page.row(0).state.text() == "error" and not page.tool_rows()
     assert page.list_button.isEnabled() and not page.busy.isVisibleTo(page)
 
 

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QVBoxLayout,
@@ -35,6 +34,7 @@ from companion_desktop.storage import animations as store
 from companion_desktop.storage.animations import AnimationEntry
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.plain import ask_yes_no, plain_label
 from companion_desktop.ui.settings.llm_page import SettingsProblem, status
 from companion_desktop.ui.switch import Switch
 
@@ -56,7 +56,7 @@ class EntryRow(QFrame):
         top = QHBoxLayout()
         self.name = QLineEdit(entry.name, objectName="animationName")
         self.name.setMaxLength(store.NAME_MAX)
-        self.kind = QLabel(KIND_NAMES.get(entry.kind, entry.kind), objectName="pageHint")
+        self.kind = plain_label(KIND_NAMES.get(entry.kind, entry.kind), objectName="pageHint")
         self.kind.setMinimumWidth(96)
         self.preview = QPushButton("▶  Preview", objectName="secondaryButton")
         self.delete = QPushButton("Delete", objectName="linkButton")
@@ -117,7 +117,7 @@ class AnimationsPage(QWidget):
         self.list_box = QVBoxLayout()
         self.list_box.setSpacing(2)
         layout.addLayout(self.list_box)
-        self.preview_status = QLabel(objectName="statusLine", wordWrap=True)
+        self.preview_status = plain_label(objectName="statusLine", wordWrap=True)
         layout.addWidget(self.preview_status)
         layout.addSpacing(10)
         layout.addWidget(QLabel("Idling", objectName="sectionTitle"))
@@ -153,7 +153,7 @@ class AnimationsPage(QWidget):
         self.busy.setTextVisible(False)
         self.busy.hide()
         layout.addWidget(self.busy)
-        self.upload_status = QLabel(objectName="statusLine", wordWrap=True)
+        self.upload_status = plain_label(objectName="statusLine", wordWrap=True)
         self.upload_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.upload_status)
 
@@ -236,8 +236,7 @@ class AnimationsPage(QWidget):
 
     # --------------------------------------------------------------- delete
     def _ask(self, text: str) -> bool:
-        answer = QMessageBox.question(self, "Delete animation", text)
-        return answer == QMessageBox.StandardButton.Yes
+        return ask_yes_no(self, "Delete animation", text)
 
     def delete(self, animation_id: str) -> bool:
         """Delete an upload after confirmation; True when it is gone."""

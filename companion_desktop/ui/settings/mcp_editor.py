@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from companion_desktop.llm import keys
 from companion_desktop.llm.mcp_client import McpServerConfig
 from companion_desktop.storage.settings import McpServerEntry
+from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.settings.llm_page import name_labels, new_form, status
 from companion_desktop.ui.style import STYLE_SHEET
 
@@ -145,7 +146,7 @@ class ServerEditor(QDialog):
             form.addRow(label, widget)
         self.form = form
         name_labels(form)
-        self.problem = QLabel(objectName="statusLine", wordWrap=True)
+        self.problem = plain_label(objectName="statusLine", wordWrap=True)
         buttons = QDialogButtonBox()
         buttons.addButton(QPushButton("Cancel", objectName="secondaryButton"),
                           QDialogButtonBox.ButtonRole.RejectRole)

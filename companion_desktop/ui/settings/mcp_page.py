@@ -1,4 +1,5 @@
-"""Settings > Tools: the MCP servers she may use, their tools, and which tools ask first.
+"""Settings > Tools: the MCP servers she may use, their tools, and the user's review of
+each tool (a tool asks before every run until reviewed and allowed; ``mcp_reviews``).
 
 A server is a local program (stdio: command, arguments, environment) or a web address
 (streamable HTTP: URL, headers). Environment and header *values* are secrets: they go
@@ -14,13 +15,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox,
     QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QVBoxLayout,
@@ -37,6 +36,7 @@ from companion_desktop.storage.settings import (
     save_settings,
 )
 from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.plain import ask_yes_no, plain_label
 from companion_desktop.ui.settings.llm_page import SettingsProblem, status
 from companion_desktop.ui.settings.mcp_editor import (
     MASK,
@@ -47,7 +47,8 @@ from companion_desktop.ui.settings.mcp_editor import (
     problem_of,
     write_secrets,
 )
-from companion_desktop.ui.settings.mcp_tools_list import fetch_tools, show_tools
+from companion_desktop.ui.settings.mcp_reviews import ToolRow, show_tools
+from companion_desktop.ui.settings.mcp_tools_list import fetch_tools
 from companion_desktop.ui.switch import Switch
 
 #: Also offered from here: the editor's names (they lived in this module before).
@@ -63,9 +64,9 @@ class ServerRow(QFrame):
         self.setObjectName("mcpServerRow")
         line = QHBoxLayout(self)
         line.setContentsMargins(10, 6, 10, 6)
-        self.name = QLabel(objectName="mcpServerName")
-        self.kind = QLabel(objectName="pageHint")
-        self.state = QLabel("not checked", objectName="statusLine")
+        self.name = plain_label(objectName="mcpServerName")
+        self.kind = plain_label(objectName="pageHint")
+        self.state = plain_label("not checked", objectName="statusLine")
         self.enabled = Switch()
         self.enabled.setObjectName("mcpEnabled")
         self.enabled.setToolTip("Let her use this server's tools")
@@ -120,11 +121,11 @@ class McpPage(QWidget):
         self.busy.setRange(0, 0)
         self.busy.hide()
         layout.addWidget(self.busy)
-        self.status_line = QLabel(objectName="statusLine", wordWrap=True)
+        self.status_line = plain_label(objectName="statusLine", wordWrap=True)  # server errors
         self.status_line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status_line.hide()
         layout.addWidget(self.status_line)
-        self.tools_title = QLabel(objectName="sectionTitle")
+        self.tools_title = plain_label(objectName="sectionTitle")
         layout.addWidget(self.tools_title)
         self.tool_box = QVBoxLayout()
         self.tool_box.setSpacing(2)
@@ -213,8 +214,7 @@ class McpPage(QWidget):
         return True
 
     def _ask(self, text: str) -> bool:
-        answer = QMessageBox.question(self, "Remove server", text)
-        return answer == QMessageBox.StandardButton.Yes
+        return ask_yes_no(self, "Remove server", text)
 
     def remove(self) -> bool:
         index, draft = self.server_list.currentRow(), self.selected()
@@ -269,10 +269,10 @@ class McpPage(QWidget):
         tools = self.tools.get(draft.entry.name) if draft is not None else None
         show_tools(self.tool_box, self.tools_title, draft, tools)
 
-    def ask_boxes(self) -> dict[str, QCheckBox]:
-        """The shown "Ask before running" boxes, by tool name."""
-        return {box.property("tool"): box for box in self.findChildren(QCheckBox, "mcpAsk")
-                if box.isVisibleTo(self)}
+    def tool_rows(self) -> dict[str, ToolRow]:
+        """The shown tool rows (each with its review choice), by tool name."""
+        return {row.tool.name: row for row in self.findChildren(ToolRow)
+                if row.isVisibleTo(self)}
 
     # ----------------------------------------------------------------- save
     def check(self) -> None:

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from companion_desktop.storage.records import FactRecord
+from companion_desktop.ui.plain import plain_label, plain_tip
 
 #: Cosine similarity at or above which two facts are linked.
 EDGE_COSINE = 0.5
@@ -170,7 +171,7 @@ class NodeItem(QGraphicsEllipseItem):
         self.setPen(QPen(QColor("#ffffff"), 1.5))
         self.setAcceptHoverEvents(True)
         self.setZValue(2)
-        self.setToolTip(tooltip(fact))
+        self.setToolTip(plain_tip(tooltip(fact)))
         self.setCursor(Qt.CursorShape.PointingHandCursor)
 
     def hoverEnterEvent(self, event: QGraphicsSceneHoverEvent) -> None:
@@ -328,9 +329,9 @@ class MemoryGraph(QWidget):
         inner.setContentsMargins(2, 2, 2, 2)
         inner.addWidget(self.view)
         layout.addWidget(frame, 1)
-        self.summary = QLabel(objectName="pageHint", wordWrap=True)
+        self.summary = plain_label(objectName="pageHint", wordWrap=True)
         layout.addWidget(self.summary)
-        self.info = QLabel(HELP, objectName="graphInfo", wordWrap=True)
+        self.info = plain_label(HELP, objectName="graphInfo", wordWrap=True)  # fact text
         self.info.setStyleSheet("#graphInfo { color: #5b3a6e; }")
         self.info.setMinimumHeight(36)
         self.info.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)

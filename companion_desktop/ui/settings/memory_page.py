@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -55,6 +54,7 @@ from companion_desktop.storage import repository as repo
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.records import FactRecord
 from companion_desktop.storage.savefile import character_to_json
+from companion_desktop.ui.plain import ask_yes_no, plain_label, plain_tip
 from companion_desktop.ui.settings.llm_page import status
 from companion_desktop.ui.settings.memory_graph import MemoryGraph
 
@@ -184,13 +184,13 @@ class FactsTab(QWidget):
         self.add_button = QPushButton("Add a memory…", objectName="secondaryButton")
         self.edit_button = QPushButton("Edit…", objectName="secondaryButton")
         self.delete_button = QPushButton("Delete", objectName="secondaryButton")
-        self.count = QLabel(objectName="pageHint")
+        self.count = plain_label(objectName="pageHint")
         for button in (self.add_button, self.edit_button, self.delete_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(self.count)
         layout.addLayout(buttons)
-        self.message = QLabel(objectName="statusLine", wordWrap=True)
+        self.message = plain_label(objectName="statusLine", wordWrap=True)
         self.message.hide()
         layout.addWidget(self.message)
         self.search.textChanged.connect(lambda _: self.reload())
@@ -216,7 +216,7 @@ class FactsTab(QWidget):
         for row, fact in enumerate(self.shown):
             content = QTableWidgetItem(fact.content)
             content.setData(Qt.ItemDataRole.UserRole, fact.id)
-            content.setToolTip(fact.content)
+            content.setToolTip(plain_tip(fact.content))
             self.table.setItem(row, 0, content)
             self.table.setItem(row, 1, QTableWidgetItem(CATEGORY_NAMES.get(fact.category,
                                                                            fact.category)))
@@ -295,8 +295,7 @@ class FactsTab(QWidget):
         self.changed.emit()
 
     def _confirm(self, text: str) -> bool:
-        answer = QMessageBox.question(self, "Delete memory", text)
-        return answer == QMessageBox.StandardButton.Yes
+        return ask_yes_no(self, "Delete memory", text)
 
 
 class SessionsTab(QWidget):
@@ -352,7 +351,7 @@ class SessionsTab(QWidget):
             for column, value in enumerate((started, str(item.message_count),
                                             ", ".join(item.key_topics), summary)):
                 cell = QTableWidgetItem(value)
-                cell.setToolTip(value)
+                cell.setToolTip(plain_tip(value))
                 self.table.setItem(row, column, cell)
 
 
@@ -473,7 +472,7 @@ class MemoryPage(QWidget):
         layout.addWidget(QLabel("Memory", objectName="pageTitle"))
         layout.addWidget(QLabel("What she remembers about you and the two of you, and the "
                                 "conversations so far.", objectName="pageHint", wordWrap=True))
-        self.status = QLabel(objectName="memoryStatus")
+        self.status = plain_label(objectName="memoryStatus")
         self.status.setStyleSheet("color: #6f5f7a;")
         layout.addWidget(self.status)
         self.tabs = _Tabs(objectName="memoryTabs")
@@ -513,7 +512,7 @@ class MemoryPage(QWidget):
     def refresh_status(self) -> None:
         state = self.facts.status()
         self.status.setText(status_text(state))
-        self.status.setToolTip(state.detail)
+        self.status.setToolTip(plain_tip(state.detail))
 
     def reload_graph(self) -> None:
         """Redraw the graph now when it shows, else when its tab is next opened."""
