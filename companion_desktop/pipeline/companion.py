@@ -43,6 +43,19 @@ STAGE_NAMES = {
 MODE_NAMES = {"companion": "Companion Mode", "dating_sim": "Dating Sim Mode"}
 
 
+class DataReplaced(Exception):
+    """The data was replaced (a replace import) since the caller last looked: the turn
+    was not saved; the runner starts a new session and saves it there."""
+
+
+def check_generation(session: Session, generation: str | None) -> None:
+    """Raise DataReplaced when the data's generation is no longer ``generation``."""
+    from companion_desktop.storage.backup import data_generation
+
+    if generation is not None and data_generation(session) != generation:
+        raise DataReplaced("the data was replaced")
+
+
 @dataclass(frozen=True)
 class LoadedState:
     """The state as opened at ``now``, and what time decay did on the way."""
@@ -91,15 +104,18 @@ class CompanionService:
         now: datetime,
         also: Callable[[Session, TurnOutcome], None] | None = None,
         user_meta: dict[str, Any] | None = None,
+        generation: str | None = None,
     ) -> TurnOutcome:
         """Apply a finished user turn and save it: state, familiarity, both messages
         (``user_meta`` adds keys to the user message's meta, e.g. the photo shown).
 
         One transaction: either all of it lands or none of it, including what
         ``also`` writes (memories, reminders). Familiarity moves only while
-        relationship tracking is on.
+        relationship tracking is on. ``generation``: the data generation the caller's
+        session belongs to; DataReplaced (nothing saved) when it is no longer current.
         """
         with self.db.session() as session:
+            check_generation(session, generation)
             state = resolve_time_decay_on_load(repo.load_or_create_character(session, now), now).state
             tracking = load_settings(session, RelationshipSettings).tracking_enabled
             rel = repo.load_or_create_familiarity(session, None) if tracking else None
@@ -126,9 +142,12 @@ class CompanionService:
         suggestion: LlmSuggestion | None,
         now: datetime,
         also: Callable[[Session, TurnOutcome], None] | None = None,
+        generation: str | None = None,
     ) -> TurnOutcome:
-        """Save a machine-generated turn: only her mood may move; the away clock stays."""
+        """Save a machine-generated turn: only her mood may move; the away clock stays
+        (``generation`` as for :meth:`commit_user_turn`)."""
         with self.db.session() as session:
+            check_generation(session, generation)
             state = repo.load_or_create_character(session, now)
             outcome = apply_system_turn(state, suggestion, now)
             repo.save_character(session, outcome.state)

@@ -126,6 +126,10 @@ class FactMemory:
     def __init__(self, facts) -> None:  # noqa: ANN001 - pipeline.facts.FactService
         self.facts = facts
 
+    def reload(self) -> None:
+        """The facts were replaced wholesale (an import): rebuild the index from the database."""
+        self.facts.rebuild_index()
+
     def retrieve(self, session: Session, text: str, limit: int, state: CharacterState, now: datetime) -> Recall:
         from companion_desktop.memory.index import FactIndex
         from companion_desktop.memory.retrieval import Retriever

@@ -5,6 +5,11 @@ user message -> state loaded (decay resolved) -> memories retrieved, prompt buil
 baseline merged and state applied, memory and reminders saved, stage checked,
 both turns saved (one transaction) -> result. A failed or cancelled turn raises
 before anything is written, so no state moves and the user can retry.
+
+When the data is replaced under it (a replace import, in this process or another:
+the data generation changes), the runner starts a new session on the new data at
+the next turn (working memory refilled, memory index reloaded); a turn whose save
+meets the replace is saved into that new session.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from companion_desktop.engine.speech import SpokenPart, speech_output_layer, spe
 from companion_desktop.engine.state_updates import LlmSuggestion, sanitize_suggestion
 from companion_desktop.engine.turn import TurnOutcome
 from companion_desktop.llm.base import CancelToken, ChatMessage, ImagePart, LlmError, Provider
-from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.companion import CompanionService, DataReplaced
 from companion_desktop.pipeline.images import PreparedImage
 from companion_desktop.pipeline.memory import MemoryHooks, SimpleMemory, WorkingMemory
 from companion_desktop.pipeline.moments import MomentGenerator
@@ -54,6 +59,7 @@ from companion_desktop.storage import keepsakes as keepsake_store
 from companion_desktop.storage import reminders as reminder_store
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage import sessions as session_store
+from companion_desktop.storage.backup import data_generation
 from companion_desktop.storage.keepsakes import Keepsake
 from companion_desktop.storage.settings import LlmSettings, RelationshipSettings, VoiceSettings, load_settings
 
@@ -89,17 +95,48 @@ class TurnRunner:
         self.rng = random.Random()  # event chance conditions
         self.moments = MomentGenerator(service.db)  # written scenes, cached for this session
         self.working = WorkingMemory()
-        now = clock()
-        with service.db.session() as session:
+        self._start_session(clock())
+
+    def _start_session(self, now: datetime) -> None:
+        """A new session record on the data as it is now, and working memory from it."""
+        with self.service.db.session() as session:
             summarize_past_sessions(session)
             self.session_id = repo.start_session(session, now)
+            self.generation = data_generation(session)
             self.working.refill(repo.recent_turns(session, WorkingMemory.CAPACITY))
         self.session_started = now
 
+    def follow_replace(self) -> bool:
+        """When the data was replaced since this session started, start a new session on
+        the new data, reload the memory index and forget cached scenes. True if so."""
+        with self.service.db.read_session() as session:
+            if data_generation(session) == self.generation:
+                return False
+        self._start_session(self.clock())
+        self.moments = MomentGenerator(self.service.db)
+        self.service.playing_event = None
+        reload = getattr(self.memory, "reload", None)
+        if callable(reload):
+            reload()
+        return True
+
+    def _saved(self, commit: Callable[[], TurnOutcome]) -> TurnOutcome:
+        """Run ``commit``; when a replace came in meanwhile, again in the new session."""
+        try:
+            return commit()
+        except DataReplaced:
+            self.follow_replace()
+            return commit()
+
     def close(self) -> None:
-        """End this app run's session record."""
+        """End this app run's session record (none to end when a replace removed it)."""
         with self.service.db.session() as session:
-            repo.end_session(session, self.session_id, self.clock())
+            if data_generation(session) != self.generation:
+                return
+            try:
+                repo.end_session(session, self.session_id, self.clock())
+            except KeyError:
+                return
 
     def run(self, text: str, hooks: TurnHooks | None = None, cancel: CancelToken | None = None,
             image: PreparedImage | None = None) -> TurnResult:
@@ -110,6 +147,7 @@ class TurnRunner:
         cannot see images; otherwise sent once, and kept as a keepsake with the turn.
         """
         hooks = hooks or NullHooks()
+        self.follow_replace()
         text = text if text.strip() or image is None else SHOW_ONLY_TEXT
         if image is not None:
             check_vision(self.provider)
@@ -142,8 +180,9 @@ class TurnRunner:
                 kept.append(keep_photo(session, self.service.db.path.parent, image, memory or note_from(shown), now))
 
         meta = {"image": {"name": image.source_name}} if image is not None else None
-        outcome = self.service.commit_user_turn(self.session_id, text, shown, suggestion, now, also,
-                                                user_meta=meta)
+        outcome = self._saved(lambda: self.service.commit_user_turn(
+            self.session_id, text, shown, suggestion, now, also, user_meta=meta,
+            generation=self.generation))
         for done in after_commit:
             done()
         event = self.service.due_event(state, outcome, now, self.rng)
@@ -185,6 +224,7 @@ class TurnRunner:
         reminders; only her mood may move (no stats, counters, streak, familiarity, facts
         or away clock). Raises LlmError with nothing saved when the model call fails."""
         hooks = hooks or NullHooks()
+        self.follow_replace()
         now = self.clock()
         state = self.service.load(now).state
         turn = self._prompt(state, event_text, now, event=event_text)
@@ -197,8 +237,9 @@ class TurnRunner:
         def also(session: Session, outcome: TurnOutcome) -> None:
             reminders.extend(self._store_reminders(session, parsed, now))
 
-        outcome = self.service.commit_system_turn(self.session_id, event_text, shown,
-                                                  parsed.suggestion, now, also)
+        outcome = self._saved(lambda: self.service.commit_system_turn(
+            self.session_id, event_text, shown, parsed.suggestion, now, also,
+            generation=self.generation))
         self.working.add("assistant", shown)
         hooks.on_text(shown)
         return TurnResult(

@@ -96,7 +96,9 @@ class Database:
     def open(cls, data_dir: Path | str, *, busy_timeout: float = BUSY_TIMEOUT_S) -> Database:
         """Open (creating the folder and file if missing) and migrate to the newest schema.
 
-        ``busy_timeout`` is in seconds. Raises a StorageError subclass: a file from
+        A restore left unfinished (or staged by the running app) is completed first, and
+        a database that needs migrating is backed up first (``storage.backup``; no
+        backup, no migration). ``busy_timeout`` is in seconds. Raises a StorageError subclass: a file from
         a newer app or a non-SQLite file is refused before anything is written.
         """
         folder = Path(data_dir).expanduser()
@@ -106,7 +108,14 @@ class Database:
         except OSError as error:
             detail = f"cannot create the folder {folder}: {error.strerror}"
             raise unwritable(path, detail) from error
-        migrate.check_existing(path, busy_timeout)
+        if any(folder.glob(".restore-*")):  # a restore to finish (storage.backup_restore)
+            from .backup_restore import recover
+
+            recover(folder)
+        if migrate.needs_migrating(migrate.check_existing(path, busy_timeout)):
+            from .backup import REASON_MIGRATION, auto_backup
+
+            auto_backup(folder, REASON_MIGRATION)
         engine = _make_engine(path, busy_timeout)
         try:
             with translating(path):

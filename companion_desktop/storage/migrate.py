@@ -92,16 +92,17 @@ def head_revision() -> str:
     return head
 
 
-def check_existing(path: Path, busy_timeout: float) -> None:
+def check_existing(path: Path, busy_timeout: float) -> list[str]:
     """Refuse a file we must not touch, without writing to it or creating side files.
 
     Raises DatabaseCorruptError for a file that is not SQLite (or not ours) and
     DatabaseTooNewError for a schema revision this version does not know. A
-    missing or empty file passes (it becomes a new database).
+    missing or empty file passes (it becomes a new database). Returns the stamped
+    revisions (empty for a new database).
     """
     try:
         if not path.exists() or path.stat().st_size == 0:
-            return
+            return []
         with path.open("rb") as handle:
             header = handle.read(_HEADER_SIZE)
     except OSError as error:
@@ -112,7 +113,7 @@ def check_existing(path: Path, busy_timeout: float) -> None:
     if not revisions:
         if has_tables:
             raise errors.corrupt(path, "an SQLite file without a companion-desktop schema")
-        return
+        return []
     unknown = sorted(set(revisions) - known_revisions())
     if unknown:
         raise errors.DatabaseTooNewError(
@@ -121,6 +122,12 @@ def check_existing(path: Path, busy_timeout: float) -> None:
             f"{head_revision()}. Update the app, or use --data-dir to pick another folder.",
             path,
         )
+    return revisions
+
+
+def needs_migrating(revisions: list[str]) -> bool:
+    """True for an existing database below head (it is backed up before migrating)."""
+    return bool(revisions) and revisions != [head_revision()]
 
 
 def _read_revisions(path: Path, header: bytes, busy_timeout: float) -> tuple[list[str], bool]:

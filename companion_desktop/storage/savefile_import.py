@@ -7,6 +7,11 @@ session (same ``startedAt``) or completed event (same ``eventId`` and
 ``completedAt``), within the file too; it keeps the current character (and
 familiarity record) unless it has no interactions yet. Imported facts carry no
 embedding, so the background backfill rebuilds them. Any error rolls back.
+
+A replace first makes an automatic backup (``storage.backup``; no backup, no
+replace) and, in its transaction, gives the data a new generation token
+(``backup.data_generation``): a running app notices it at its next turn and starts
+a new session on the new data instead of writing into the old one.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from sqlalchemy.orm import Session
 from ..engine.character import CharacterState, MoodState
 from ..engine.familiarity import Familiarity
 from . import repository
+from .backup import REASON_REPLACE, auto_backup, new_generation
 from .db import Database
 from .models import (
     CharacterRow, CompletedEventRow, FactRow, RelationshipRow, SessionRow, TurnRow,
@@ -80,11 +86,14 @@ def import_save(
         raise ValueError(f"mode must be 'merge' or 'replace', not {mode!r}")
     summary = ImportSummary(mode=mode, imported_at=now)
     data = save.data
+    if mode == "replace":
+        auto_backup(db.path.parent, REASON_REPLACE, now)
     with db.session() as session:
         if mode == "replace":
             for model in (TurnRow, SessionRow, FactRow, CompletedEventRow, CharacterRow):
                 session.execute(delete(model))
             session.execute(delete(RelationshipRow))
+            new_generation(session, now)
         session_ids = _import_sessions(session, data.sessions, summary)
         _import_turns(session, data.conversation_turns, session_ids, summary)
         _import_facts(session, data.facts, summary)
