@@ -64,7 +64,7 @@ class ToolAccess:
         if not servers:
             return None
         configs = tuple(self._config(entry) for entry in servers)
-        ask = {entry.name: list(entry.ask_tools) for entry in servers}
+        ask = {entry.name: dict(entry.reviews) for entry in servers}
         with self._lock:
             if self._hub is None:
                 self._hub = self._hub_factory()

@@ -67,7 +67,6 @@ def test_enabled_server_tools_ask_unless_reviewed(db):
         access.close()
 
 
-@pytest.mark.xfail(strict=True, reason="ToolAccess passes only the ask names, not the reviews")
 def test_a_reviewed_and_allowed_tool_runs_without_asking(db):
     access = ToolAccess(db)
     try:

@@ -161,3 +161,31 @@ def test_overlay_bubble(qtbot, markup):
     overlay.on_done(markup)
     shows_literally(overlay.bubble.label, markup)
     assert overlay.bubble.width() < 1000 and overlay.bubble.height() < 1000
+
+
+def test_model_section_title_from_the_vrm(qtbot, service, markup):
+    """The VRM's own title (written by whoever made the file) is escaped in the bold line."""
+    from PySide6.QtCore import QObject, Signal
+
+    from companion_desktop.avatar.vrm.loader import load_model
+    from companion_desktop.resources import default_avatar_path
+    from companion_desktop.ui.settings.model_section import ModelSection
+
+    class Host(QObject):  # the three signals and the model ModelSection reads
+        model_changed, load_failed, loading = Signal(), Signal(str), Signal(str)
+
+        def __init__(self, model) -> None:
+            super().__init__()
+            self.model, self.model_path = model, None
+
+    model = load_model(default_avatar_path())
+    meta = model.meta
+    model.meta = dataclasses.replace(meta, name=markup) if dataclasses.is_dataclass(meta) else meta
+    if not dataclasses.is_dataclass(meta):
+        meta.name = markup
+    section = ModelSection(service, Host(model))
+    qtbot.addWidget(section)
+    document = QTextDocument()
+    document.setHtml(section.current.text())
+    assert markup in document.toPlainText()
+    assert section.current.sizeHint().width() < 1500

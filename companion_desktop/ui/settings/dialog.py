@@ -9,7 +9,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QPushButton,
     QScrollArea,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.facts import FactService
 from companion_desktop.storage.errors import StorageError
+from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.settings.animations_page import AnimationsPage
 from companion_desktop.ui.settings.character_page import CharacterPage
 from companion_desktop.ui.settings.data_page import DataPage
@@ -93,7 +93,7 @@ class SettingsDialog(QDialog):
         footer = QWidget(objectName="settingsFooter")
         line = QHBoxLayout(footer)
         line.setContentsMargins(20, 10, 20, 12)
-        self.problem = QLabel(objectName="statusLine", wordWrap=True)
+        self.problem = plain_label(objectName="statusLine", wordWrap=True)
         self.problem.setProperty("kind", "error")
         line.addWidget(self.problem, 1)
         self.cancel_button = QPushButton("Cancel", objectName="secondaryButton")

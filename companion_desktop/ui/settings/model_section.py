@@ -26,6 +26,7 @@ from companion_desktop.resources import default_avatar_path
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import AvatarSettings, load_settings, save_settings
 from companion_desktop.ui.avatar_host import AvatarHost
+from companion_desktop.ui.plain import escape, plain_label
 
 FILE_FILTER = "VRM and glTF models (*.vrm *.glb *.gltf);;All files (*)"
 
@@ -56,7 +57,7 @@ class ModelSection(QWidget):
         self.busy.setTextVisible(False)
         self.busy.hide()
         layout.addWidget(self.busy)
-        self.status = QLabel(objectName="statusLine", wordWrap=True)
+        self.status = plain_label(objectName="statusLine", wordWrap=True)
         layout.addWidget(self.status)
         self.report = QPlainTextEdit(objectName="modelReport")
         self.report.setReadOnly(True)
@@ -120,5 +121,5 @@ class ModelSection(QWidget):
             self.report.clear()
             return
         name = model.meta.name or Path(model.source or "model").stem
-        self.current.setText(f"<b>{name}</b> · VRM {model.version} · {Path(model.source).name}")
+        self.current.setText(f"<b>{escape(name)}</b> · VRM {escape(model.version)} · {escape(Path(model.source).name)}")
         self.report.setPlainText(format_report(inspect(model)))
