@@ -22,8 +22,24 @@ from companion_desktop.storage import savefile
 from companion_desktop.storage.settings import LlmSettings, load_settings
 
 
+#: Characters never written to a terminal: C0 controls but tab and newline (ESC starts
+#: screen clears, cursor moves and OSC 52 clipboard writes; CR overwrites the line), DEL,
+#: C1 controls (single-byte CSI/OSC on some terminals) and the bidirectional overrides
+#: and isolates that make text read differently from what it is.
+_TERMINAL_UNSAFE = dict.fromkeys(
+    [*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0x7F, 0xA0),
+     0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+
+
+def terminal_text(text: str) -> str:
+    """``text`` fit for a terminal: every control character but newline and tab dropped,
+    so an escape sequence from the model (or a server) shows as inert text."""
+    return text.translate(_TERMINAL_UNSAFE)
+
+
 class _Printer:
-    """Streams the visible reply to stdout (human mode)."""
+    """Streams the visible reply to stdout (human mode), without control characters."""
 
     def __init__(self) -> None:
         self.shown = 0
@@ -32,8 +48,8 @@ class _Printer:
         pass
 
     def on_text(self, visible: str) -> None:
-        if len(visible) > self.shown and visible.startswith(visible[: self.shown]):
-            sys.stdout.write(visible[self.shown:])
+        if len(visible) > self.shown:
+            sys.stdout.write(terminal_text(visible[self.shown:]))
             sys.stdout.flush()
             self.shown = len(visible)
 
@@ -89,26 +105,26 @@ def run_chat(args: argparse.Namespace, now: datetime, service: CompanionService)
         config = provider_config(settings, Overrides(args.provider, args.base_url, args.model))
         provider = open_provider(config)
     except (ProviderNotReady, LlmError) as error:
-        raise CliError(str(error)) from None
+        raise CliError(terminal_text(str(error))) from None
     image = _prepared(args.image) if getattr(args, "image", None) else None
     tools = ToolAccess(service.db)  # the MCP servers of Settings > Tools, as in the window
     runner = TurnRunner(service, provider, clock, tools=tools)
     try:
         for message in _messages(args):
             if message.strip() == "/relationship":
-                print(service.relationship_text(clock()))
+                print(terminal_text(service.relationship_text(clock())))
                 continue
             printer = None if args.json else _Printer()
             notice = _notice(service, config) if image is not None else None
             if notice and not args.json:
-                print(notice, file=sys.stderr)
+                print(terminal_text(notice), file=sys.stderr)
             try:
                 result = runner.run(message, printer, image=image)
             except LlmError as error:
                 if args.json:
                     emit({"error": str(error), "retryable": error.retryable})
                 else:
-                    print(f"companion-desktop: {error}", file=sys.stderr)
+                    print(f"companion-desktop: {terminal_text(str(error))}", file=sys.stderr)
                 return 1
             image = None  # the photo goes with the first message only
             if args.json:

@@ -168,3 +168,32 @@ def test_no_provider_says_what_to_set_up(tmp_path):
     proc = chat(tmp_path, "--message", "hi")
     assert proc.returncode == 1 and "No language model is set up" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+#: What a hostile or broken model could send: an OSC 52 clipboard write, a screen clear,
+#: a cursor move, a carriage return over the line, a C1 CSI, a bidi override, a bell.
+HOSTILE = ("Hello \x1b]52;c;cm0gLXJmIH4=\x07friend\x1b[2J\x1b[H! \rOver\x9b31mwritten "
+           "\u202eevil\u202c done\x07\tand\nmore")
+
+
+def test_plain_output_never_prints_control_characters(server, tmp_path):
+    reply = HOSTILE + "\n" + BLOCK
+    server.on("POST", "/v1/chat/completions", StreamReply(openai_stream(chunks(reply, 5))))
+    proc = chat(tmp_path, *openai_args(server), "--message", "hello")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert not [ch for ch in out if (ord(ch) < 0x20 and ch not in "\t\n") or 0x7F <= ord(ch) < 0xA0
+                or ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"]
+    # the words stay, the sequences are inert text
+    assert out.strip() == ("Hello ]52;c;cm0gLXJmIH4=friend[2J[H! Over31mwritten evil done"
+                           "\tand\nmore")
+    turn = json.loads(chat(tmp_path, *openai_args(server), "--message", "again", "--json").stdout)
+    assert "\x1b" in turn["reply"]  # JSON mode keeps the text, escaped by JSON
+
+
+def test_a_server_error_is_printed_without_control_characters(server, tmp_path):
+    server.on("POST", "/v1/chat/completions",
+              JsonReply(openai_error("boom\x1b]52;c;ZWNobyBoaQ==\x07\x1b[2J", "server_error"), 503))
+    proc = chat(tmp_path, *openai_args(server), "--message", "hello")
+    assert proc.returncode == 1 and "503" in proc.stderr and "ZWNobyBoaQ==" in proc.stderr
+    assert "\x1b" not in proc.stderr and "\x07" not in proc.stderr
