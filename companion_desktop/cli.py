@@ -89,6 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_reminders_parser(sub)
 
+    from companion_desktop.backup_cli import add_parser as add_backup_parser
+
+    add_backup_parser(sub)
+
     export = sub.add_parser("export", help="write a save file (version 2.0)")
     export.add_argument("file", type=Path)
 

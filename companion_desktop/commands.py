@@ -119,6 +119,12 @@ def cmd_reminders(args: argparse.Namespace, now: datetime) -> int:
     return run_reminders(args, now)
 
 
+def cmd_backup(args: argparse.Namespace, now: datetime) -> int:
+    from companion_desktop.backup_cli import run as run_backup
+
+    return run_backup(args, now)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "state": cmd_state,
     "relationship": cmd_relationship,
@@ -131,6 +137,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "reminders": cmd_reminders,
     "export": cmd_export,
     "import": cmd_import,
+    "backup": cmd_backup,
 }
 
 

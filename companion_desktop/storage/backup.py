@@ -20,10 +20,12 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import sqlite3
 import tempfile
 import uuid
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -193,7 +195,8 @@ def create_backup(
     target = Path(target).expanduser() if target else _target(backup_dir(data_dir), now, reason)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=target.parent, prefix=".backup-") as work:
+        _drop_leftovers(target.parent)
+        with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".backup-{os.getpid()}-") as work:
             snapshot = Path(work) / DB_FILENAME
             schema = snapshot_database(source, snapshot)
             model = avatar_model(snapshot)
@@ -217,6 +220,18 @@ def create_backup(
     log.info("backup %s (%s)", target, reason)
     return BackupInfo(target, now.astimezone(timezone.utc), reason, target.stat().st_size,
                       automatic, __version__, tuple(schema))
+
+
+def _drop_leftovers(folder: Path) -> None:
+    """Remove the work folders of backups whose process died (killed mid-backup)."""
+    for work in folder.glob(".backup-*-*"):
+        try:
+            pid = int(work.name.split("-")[1])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(work, ignore_errors=True)
+        except (ValueError, PermissionError, OSError):
+            continue
 
 
 def _write_archive(path: Path, members: list[tuple[str, Path]],
@@ -253,7 +268,8 @@ def read_manifest(archive: Path) -> dict:
     except KeyError:
         raise BackupError(f"{archive} is not a companion-desktop backup (no {MANIFEST}).",
                           archive) from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, RecursionError) as error:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, RecursionError, EOFError,
+            zlib.error) as error:
         raise BackupError(f"{archive} is damaged or not a backup ({error}).", archive) from None
     except OSError as error:
         raise BackupError(f"Cannot read {archive}: {error.strerror or error}", archive) from error

@@ -27,13 +27,15 @@ import shutil
 import sqlite3
 import uuid
 import zipfile
+import zlib
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from . import migrate
 from .backup import (
-    FOLDERS, MANIFEST, MODELS_DIR, REASON_RESTORE, BackupError, Progress, auto_backup, chunks,
-    is_member_name, read_manifest,
+    FOLDERS, MANIFEST, MODELS_DIR, REASON_RESTORE, BackupError, BackupInfo, Progress, auto_backup,
+    chunks, is_member_name, read_manifest,
 )  # fmt: skip
 from .paths import DB_FILENAME
 
@@ -47,6 +49,16 @@ _SIDE_FILES = ("-wal", "-shm", "-journal")
 
 class DatabaseInUseError(BackupError):
     """Another program (the running app) has the database open."""
+
+
+@dataclass(frozen=True)
+class Restored:
+    """The restored archive's manifest, the backup of what was there before (None when
+    there was nothing), and whether it waits for the next start (``pending``)."""
+
+    manifest: dict
+    previous: BackupInfo | None
+    pending: bool
 
 
 def in_use(db_file: Path) -> bool:
@@ -115,7 +127,7 @@ def verify(archive: Path, into: Path | None = None, progress: Progress | None = 
                 if size != entry.get("size") or digest.hexdigest() != entry.get("sha256"):
                     raise BackupError(f"{archive} is damaged: {name} does not match its checksum.",
                                       archive)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError) as error:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error, ValueError) as error:
         raise BackupError(f"{archive} is damaged ({error}).", archive) from None
     except OSError as error:
         raise BackupError(f"Cannot restore from {archive}: {error.strerror or error}",
@@ -165,8 +177,8 @@ def _point_avatar_at_copy(db_file: Path, data_dir: Path, stage_new: Path) -> Non
 
 
 def restore_backup(data_dir: Path | str, archive: Path, *, now: datetime | None = None,
-                   pending: bool = False, progress: Progress | None = None) -> dict:
-    """Restore ``archive`` into ``data_dir`` (see the module's steps); returns its manifest.
+                   pending: bool = False, progress: Progress | None = None) -> Restored:
+    """Restore ``archive`` into ``data_dir`` (see the module's steps).
 
     ``pending``: only stage it, to be swapped in at the next open (the running app)."""
     data_dir = Path(data_dir).expanduser()
@@ -187,14 +199,14 @@ def restore_backup(data_dir: Path | str, archive: Path, *, now: datetime | None 
         _point_avatar_at_copy(new / DB_FILENAME, data_dir, new)
         for folder in FOLDERS:
             (new / folder).mkdir(exist_ok=True)  # an item absent from the archive goes too
-        auto_backup(data_dir, REASON_RESTORE, now or datetime.now(timezone.utc))
+        previous = auto_backup(data_dir, REASON_RESTORE, now or datetime.now(timezone.utc))
         _mark(stage, PENDING if pending else SWAP, archive)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
     if not pending:
         _swap(data_dir, stage)
-    return manifest
+    return Restored(manifest, previous, pending)
 
 
 def _mark(stage: Path, kind: str, archive: Path) -> None:
@@ -218,7 +230,10 @@ def _swap(data_dir: Path, stage: Path) -> None:
         for name in names:
             if (data_dir / name).exists() and not (old / name).exists():
                 os.replace(data_dir / name, old / name)
-        os.replace(new / item, data_dir / item)
+        if (new / item).is_dir() and not any((new / item).iterdir()):
+            (new / item).rmdir()  # nothing of that kind in the backup: none here either
+        else:
+            os.replace(new / item, data_dir / item)
     (stage / SWAP).unlink()
     shutil.rmtree(stage, ignore_errors=True)
     log.info("restored into %s", data_dir)
