@@ -6,6 +6,8 @@ changes. Then a confirmation names the mode and the counts, the import runs off
 the GUI thread in one transaction with a busy indicator, and a summary follows.
 Save files carry no embeddings: after an import ``rebuild_requested`` fires so the
 app's background backfill re-embeds the facts (and the fact index is reloaded).
+A replace is backed up first; the running turn pipeline notices the replace and
+continues in a new session on the new data. Backups: ``data_backups``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from companion_desktop.storage import savefile
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.savefile import ExportSummary, ImportSummary, SaveFile, SaveFileError
 from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.settings.data_backups import BackupsSection
 from companion_desktop.ui.settings.llm_page import status
 
 FILE_FILTER = "Save files (*.json);;All files (*)"
@@ -121,6 +124,9 @@ class DataPage(QWidget):
         self.import_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.import_status.hide()
         layout.addWidget(self.import_status)
+        layout.addSpacing(12)
+        self.backups = BackupsSection(Path(service.db.path).parent, clock)
+        layout.addWidget(self.backups)
         layout.addStretch(1)
 
     @staticmethod
@@ -191,7 +197,8 @@ class DataPage(QWidget):
             status(self.import_status, "Import cancelled; nothing changed.", "hint")
             return False
         self._busy(True)
-        status(self.import_status, f"Importing {path.name} ({mode})…", "hint")
+        first = " (backing up first)" if mode == "replace" else ""
+        status(self.import_status, f"Importing {path.name} ({mode}){first}…", "hint")
         now = self.clock()
         run_in_background(self, lambda: savefile.import_save(self.service.db, save, mode, now),
                           self._imported, self._failed)
@@ -205,6 +212,7 @@ class DataPage(QWidget):
 
     def _imported(self, summary: ImportSummary) -> None:
         self._busy(False)
+        self.backups.refresh()
         rebuild = getattr(self.facts, "rebuild_index", None)
         if callable(rebuild):
             rebuild()
@@ -216,6 +224,8 @@ class DataPage(QWidget):
             text += f" {skipped} already here (skipped)."
         if summary.mode == "merge" and summary.skipped.get("character"):
             text += " Her current state was kept."
+        if summary.mode == "replace":
+            text += " What was here before is in a backup (below)."
         if summary.imported.get("facts"):
             text += " Memory embeddings are being rebuilt in the background."
         status(self.import_status, text, "ok")
