@@ -23,6 +23,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import threading
 import uuid
 import zipfile
 import zlib
@@ -347,6 +348,14 @@ def daily_backup(data_dir: Path | str, now: datetime | None = None) -> BackupInf
     except StorageError:
         log.warning("the daily backup failed", exc_info=True)
         return None
+
+
+def start_daily_backup(data_dir: Path | str) -> threading.Thread:
+    """:func:`daily_backup` on its own thread (the app's start does not wait for it; the
+    process waits for it at exit, so no archive is left half written)."""
+    thread = threading.Thread(target=daily_backup, args=(data_dir,), name="daily-backup")
+    thread.start()
+    return thread
 
 
 def is_member_name(name: str) -> bool:

@@ -299,6 +299,14 @@ def test_daily_backup_at_most_once_a_day(data_dir):
     assert [b.reason for b in list_backups(data_dir)] == ["daily", "daily"]
 
 
+def test_the_daily_backup_at_start_runs_on_its_own_thread(data_dir):
+    thread = backup.start_daily_backup(data_dir)
+    thread.join(30)
+    assert [b.reason for b in list_backups(data_dir)] == ["daily"]
+    backup.start_daily_backup(data_dir).join(30)  # the same day: none more
+    assert len(list_backups(data_dir)) == 1
+
+
 def test_no_backup_of_a_folder_without_data(tmp_path):
     assert backup.daily_backup(tmp_path / "empty", NOW) is None
     with pytest.raises(BackupError, match="nothing to back up"):
