@@ -3,9 +3,12 @@
 A picture comes from a file (paperclip, drag-drop, ``chat --image``) or from
 bytes (paste). Whatever it was, the result is one image in a wire format
 (JPEG, PNG, GIF or WebP) whose longest edge is at most :data:`MAX_EDGE` pixels,
-with no EXIF, GPS, XMP or text metadata, plus a small JPEG thumbnail for the
-photoboard. A file that already fits (a wire format, small enough, upright,
-still, no metadata) is sent byte for byte. Anything that cannot be opened
+with no EXIF, GPS, XMP, C2PA or text metadata and nothing after its end marker,
+plus a small JPEG thumbnail for the photoboard. A file that already fits (a wire
+format, small enough, upright, still) is sent as its bare copy: a PNG or JPEG with
+only the chunks or segments that carry pixels and colour, nothing after its end
+marker (``image_containers.bare_copy``; byte for byte when it was bare already);
+everything else is re-encoded from its pixels. Anything that cannot be opened
 safely raises :class:`ImageRefused`, whose text is meant for the user; no other
 exception type escapes.
 """
@@ -21,9 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
+from PIL import ExifTags, Image, ImageCms, ImageOps, UnidentifiedImageError
 
 from companion_desktop.llm.base import WIRE_IMAGE_TYPES, ImagePart
+from companion_desktop.pipeline.image_containers import bare_copy
 
 MAX_EDGE = 1568  # pixels: the longest edge sent to a model
 MAX_FILE_BYTES = 25_000_000  # bytes (25 MB): larger files are refused before reading
@@ -36,11 +40,6 @@ PASTED_NAME = "pasted image"
 
 _WIRE_FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif", "WEBP": "image/webp"}
 _PASS_MODES = frozenset({"1", "L", "LA", "P", "PA", "RGB", "RGBA"})
-_HARMLESS_INFO = frozenset({
-    "jfif", "jfif_version", "jfif_unit", "jfif_density", "dpi", "progressive", "progression",
-    "adobe", "adobe_transform", "icc_profile", "gamma", "srgb", "chromaticity", "transparency",
-    "aspect", "interlace", "version", "background", "duration", "loop", "timestamp",
-})  # fmt: skip
 _UNSAFE_DECODERS = frozenset({"EPS"})  # Pillow hands EPS to Ghostscript: never for shown files
 _heif_lock = threading.Lock()
 _heif_ready = False
@@ -173,9 +172,10 @@ def _prepare(data: bytes, name: str) -> PreparedImage:
         image.seek(0)  # animated pictures: the first frame
         image.load()
         fmt = image.format or "unknown"
-        if _can_pass(image, data):
+        bare = bare_copy(data, fmt) if _can_pass(image, data) else None
+        if bare is not None:
             still = _to_rgb(image, image.info.get("icc_profile"))
-            return _result(data, _WIRE_FORMATS[fmt], still, name, fmt, converted=False)
+            return _result(bare, _WIRE_FORMATS[fmt], still, name, fmt, converted=bare != data)
         upright = ImageOps.exif_transpose(image)
         rgb = _downscale(_to_rgb(upright, image.info.get("icc_profile")), MAX_EDGE)
     sent, mime, rgb = _encode(rgb)
@@ -183,31 +183,16 @@ def _prepare(data: bytes, name: str) -> PreparedImage:
 
 
 def _can_pass(image: Image.Image, data: bytes) -> bool:
-    """True when ``data`` may be sent untouched: a still wire format, small enough,
-    upright and without metadata beyond colour and density information."""
+    """True when ``data``'s bare copy may be sent as it is: a still wire format, small
+    enough and upright (the metadata itself is left out by ``bare_copy``)."""
     return (
         image.format in _WIRE_FORMATS
         and len(data) <= MAX_SEND_BYTES
         and max(image.size) <= MAX_EDGE
         and not getattr(image, "is_animated", False)
         and image.mode in _PASS_MODES
-        and set(image.info) <= _HARMLESS_INFO
-        and len(image.getexif()) == 0
-        and _plain_jpeg_segments(image)
+        and image.getexif().get(ExifTags.Base.Orientation, 1) == 1
     )
-
-
-def _plain_jpeg_segments(image: Image.Image) -> bool:
-    """JPEG only: every APP segment is JFIF, an ICC profile or Adobe colour info."""
-    for marker, payload in getattr(image, "applist", []):
-        plain = (
-            (marker == "APP0" and payload[:4] in (b"JFIF", b"JFXX"))
-            or (marker == "APP2" and payload.startswith(b"ICC_PROFILE"))
-            or (marker == "APP14" and payload.startswith(b"Adobe"))
-        )
-        if not plain:
-            return False
-    return True
 
 
 def _to_rgb(image: Image.Image, icc: bytes | None) -> Image.Image:
