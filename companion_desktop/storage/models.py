@@ -200,6 +200,9 @@ class ReminderRow(Base):
     session_id: Mapped[int | None] = mapped_column(
         ForeignKey("sessions.id", ondelete="SET NULL")
     )
+    #: The process firing it right now ("host:pid:token") and since when; None when idle.
+    claimed_by: Mapped[str | None] = mapped_column(String(100))
+    claimed_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
 
 class RelationshipRow(Base):

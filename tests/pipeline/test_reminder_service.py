@@ -14,17 +14,22 @@ NOW = datetime(2026, 3, 10, 10, 0, tzinfo=timezone.utc)
 
 
 class FakeRunner:
-    """Records ``run_system_event`` calls; fails while ``fail`` is set."""
+    """Records ``run_system_event`` calls; fails while ``fail`` is set. Like the real
+    runner, it runs ``also`` in a transaction of ``db`` (its "reply" transaction)."""
 
-    def __init__(self, fail: bool = False, reply: str = "Time to stretch!") -> None:
+    def __init__(self, fail: bool = False, reply: str = "Time to stretch!", db=None) -> None:
         self.calls: list[str] = []
         self.fail = fail
         self.reply = reply
+        self.db = db
 
-    def run_system_event(self, event_text, hooks=None, cancel=None):
+    def run_system_event(self, event_text, hooks=None, cancel=None, also=None):
         self.calls.append(event_text)
         if self.fail:
             raise ConnectionError("model unreachable")
+        if self.reply is not None and also is not None and self.db is not None:
+            with self.db.session() as session:
+                also(session)
         return self.reply
 
 
@@ -56,7 +61,7 @@ def test_missed_while_closed_surfaces_after_reopen(tmp_path):
     with Database.open(tmp_path / "data") as db:
         service = ReminderService(db, clock=lambda: later)
         assert [r.content for r in service.due()] == ["stretch"]
-        runner = FakeRunner()
+        runner = FakeRunner(db=db)
         record = service.due()[0]
         assert service.fire(record, runner) == "Time to stretch!"
         assert runner.calls == [f"{EVENT_PREFIX}stretch"]
@@ -69,7 +74,7 @@ def test_missed_while_closed_surfaces_after_reopen(tmp_path):
 def test_failure_keeps_it_pending(db):
     add(db, -1, "call mom")
     service = ReminderService(db, clock=lambda: NOW)
-    runner = FakeRunner(fail=True)
+    runner = FakeRunner(fail=True, db=db)
     record = service.due()[0]
     assert service.fire(record, runner) is None
     assert [r.content for r in service.due()] == ["call mom"]
@@ -91,7 +96,7 @@ def test_none_result_keeps_it_pending(db):
 def test_dismissal_is_stored(db):
     record = add(db, -1, "stretch")
     service = ReminderService(db, clock=lambda: NOW)
-    service.fire(record, FakeRunner())
+    service.fire(record, FakeRunner(db=db))
     assert [r.id for r in service.undismissed()] == [record.id]
     assert service.dismiss(record.id) is True
     assert service.dismiss(9999) is False
@@ -141,7 +146,7 @@ def test_poller_fires_one_at_a_time_and_retries(db, qtbot):
     add(db, -2, "first")
     add(db, -1, "second")
     service = ReminderService(db, clock=lambda: NOW)
-    runner = FakeRunner()
+    runner = FakeRunner(db=db)
     pending_done = []
 
     def fire(record, done):
