@@ -218,11 +218,14 @@ class TurnRunner:
         return shown, (parts if speech_on else [])
 
     def run_system_event(self, event_text: str, hooks: TurnHooks | None = None,
-                         cancel: CancelToken | None = None) -> TurnResult:
+                         cancel: CancelToken | None = None,
+                         also: Callable[[Session], None] | None = None) -> TurnResult:
         """A machine-generated turn (a fired reminder): ``event_text`` enters through the
         <event> layer, not as a user turn. Her reply is parsed and may schedule more
         reminders; only her mood may move (no stats, counters, streak, familiarity, facts
-        or away clock). Raises LlmError with nothing saved when the model call fails."""
+        or away clock). Raises LlmError with nothing saved when the model call fails.
+        ``also(session)`` runs inside the transaction that stores the turn (a fired
+        reminder marks itself executed there); if it raises, nothing is stored."""
         hooks = hooks or NullHooks()
         self.follow_replace()
         now = self.clock()
@@ -234,11 +237,13 @@ class TurnRunner:
         shown, speech = self._speech(parsed.text, turn.speech)
         reminders: list[dict[str, Any]] = []
 
-        def also(session: Session, outcome: TurnOutcome) -> None:
+        def within(session: Session, outcome: TurnOutcome) -> None:
+            if also is not None:
+                also(session)
             reminders.extend(self._store_reminders(session, parsed, now))
 
         outcome = self._saved(lambda: self.service.commit_system_turn(
-            self.session_id, event_text, shown, parsed.suggestion, now, also,
+            self.session_id, event_text, shown, parsed.suggestion, now, within,
             generation=self.generation))
         self.working.add("assistant", shown)
         hooks.on_text(shown)
