@@ -9,8 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from companion_desktop.llm.mcp_client import McpHub, config_from_entry
+from companion_desktop.pipeline.tools import tool_fingerprint
 from companion_desktop.storage.db import Database
-from companion_desktop.storage.settings import McpServerEntry, McpSettings, load_settings, save_settings
+from companion_desktop.storage.settings import (
+    McpServerEntry,
+    McpSettings,
+    ToolReview,
+    load_settings,
+    save_settings,
+)
 from tests.cli.test_chat_cli import BLOCK, chat, chunks, server  # noqa: F401 - fixture
 from tests.llm.provider_server import StreamReply
 from tests.llm.wire_formats import (
@@ -25,13 +33,23 @@ from tests.llm.wire_formats import (
 DEMO = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 
 
-def configure(data_dir: Path, enabled: bool = True) -> None:
+def configure(data_dir: Path, enabled: bool = True, allow: bool = True) -> None:
+    """The demo server on Settings > Tools; ``allow``: its tools reviewed as the user would,
+    "Allow without asking" with the fingerprint of the tool as the server offers it."""
+    entry = McpServerEntry(name="demo", transport="stdio", command=sys.executable, args=[str(DEMO)],
+                           enabled=enabled)
+    if allow:
+        hub = McpHub([config_from_entry(entry, lambda *_: None)])
+        try:
+            tools = hub.list_tools(timeout=20.0)["demo"]
+        finally:
+            hub.close()
+        entry.reviews = {t.name: ToolReview(choice="allow", fingerprint=tool_fingerprint(t)) for t in tools}
     db = Database.open(data_dir)
     try:
         with db.session() as session:
             settings = load_settings(session, McpSettings)
-            settings.servers = [McpServerEntry(name="demo", transport="stdio", command=sys.executable,
-                                               args=[str(DEMO)], enabled=enabled)]
+            settings.servers = [entry]
             save_settings(session, settings)
     finally:
         db.close()
@@ -84,8 +102,24 @@ def test_tool_round_through_a_real_mcp_server(server, tmp_path, kind):
     assert "42" in tool_results_sent(kind, second.json)
 
 
+def test_a_tool_nobody_reviewed_is_not_run_headless(server, tmp_path):
+    """``chat`` has no one to ask: a tool the user never reviewed is declined, and the
+    model hears so (the demo server's add never runs)."""
+    configure(tmp_path, allow=False)
+    path = "/v1/chat/completions"
+    server.on("POST", path, StreamReply(openai_tool_call_events([("call_1", "demo__add", {"a": 19, "b": 23})],
+                                                                texts=["Let me add that up. "])),
+              StreamReply(openai_stream(chunks("I could not add it.\n" + BLOCK))))
+    proc = chat(tmp_path, "--provider", "openai-compatible", "--model", "m", "--base-url", server.url + "/v1",
+                "--message", "What is 19 + 23?", "--json")
+    assert proc.returncode == 0, proc.stderr
+    turn = json.loads(proc.stdout.strip())
+    assert turn["toolCalls"][0]["error"] is True and "declined" in turn["toolCalls"][0]["result"]
+    assert "42" not in tool_results_sent("openai", server.requests_to(path)[1].json)
+
+
 def test_disabled_server_offers_no_tools(server, tmp_path):
-    configure(tmp_path, enabled=False)
+    configure(tmp_path, enabled=False, allow=False)
     server.on("POST", "/v1/chat/completions", StreamReply(openai_stream(chunks("Hi!\n" + BLOCK))))
     proc = chat(tmp_path, "--provider", "openai-compatible", "--model", "m", "--base-url", server.url + "/v1",
                 "--message", "hello", "--json")
