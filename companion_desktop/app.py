@@ -29,16 +29,25 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     from companion_desktop.ui.chat_window import ChatWindow
     from companion_desktop.ui.memory_worker import MemoryWorker
 
+    from companion_desktop.ui.shutdown import install_quit_signals, quit_requested
+    from companion_desktop.ui.single_instance import bring_forward, claim
+
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("companion-desktop")
     app.setApplicationDisplayName("companion-desktop")
+    install_quit_signals(app)
 
     def clock() -> datetime:
         return fixed_now or datetime.now().astimezone()
 
+    folder = resolve_data_dir(data_dir)
+    instance = claim(folder)
+    if instance is None:
+        return 0  # she already runs on this folder: that app came forward
     try:
-        db = Database.open(resolve_data_dir(data_dir))
+        db = Database.open(folder)
     except StorageError as exc:
+        instance.release()
         QMessageBox.critical(None, "companion-desktop", str(exc))
         return 1
     service = CompanionService(db)
@@ -50,6 +59,7 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     except StorageError as exc:
         QMessageBox.critical(None, "companion-desktop", str(exc))
         db.close()
+        instance.release()
         return 1
     if display.yield_cpu:
         yield_cpu()  # before her render, memory and turn threads start: they inherit it
@@ -67,6 +77,7 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     memory_worker = MemoryWorker(facts)
     memory_timer = QTimer(singleShot=True, interval=MEMORY_DELAY_MS)
     memory_timer.timeout.connect(memory_worker.restart)
+    code = 1
     try:
         if not settings.provider and os.environ.get(NO_WELCOME_ENV) != "1":
             from companion_desktop.ui.welcome import WelcomeDialog
@@ -76,17 +87,25 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         window = ChatWindow(service, clock, backend, avatar_later=True)
         window.backend_changed.connect(tools.forget)  # Settings > Tools may have changed
         window.memory_worker = memory_worker
+        instance.activated.connect(lambda: bring_forward(window))
 
         def finish_start() -> None:
             """After the window's first picture: her (the GL probe, the animation library,
             the host loading her model), the overlay, tray, voice and reminders."""
+            if quit_requested():  # each part takes a moment: quitting does not wait for all
+                return
             software = _software_gl()  # every picture costs CPU there: no multisampling
             animations = late["animations"] = _animations(db, service)
             host = _avatar_host(db, animations, samples=0 if software else 4)
             late["host"] = host
             window.set_host(host)
             _prune_keepsakes(db)
+            if quit_requested():
+                return
             from companion_desktop.ui.desktop import Desktop
+
+            if quit_requested():
+                return
 
             desktop = Desktop(service, host, window, backend)
             window.backend_changed.connect(desktop.rewire)
@@ -99,16 +118,48 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         _report_when_shown(window)
         _after_first_paint(window, finish_start)
         memory_timer.start()  # the model loads once the window is up
-        return app.exec()
+        code = app.exec()
+        return code
     finally:
         memory_timer.stop()
-        host = late.get("host")
-        if host is not None:  # none when she quit before the first paint
-            host.release()
-        memory_worker.stop()
-        backend.shutdown()
-        tools.close()
-        db.close()
+        left = _shut_down(late.get("host"), memory_worker, backend, tools, db)
+        instance.release()
+        from companion_desktop.ui.shutdown import keep_running
+
+        keep_running(code, left)
+
+
+def _shut_down(host, memory_worker, backend, tools, db) -> list[tuple[str, object]]:  # noqa: ANN001
+    """Stop everything within QUIT_WAIT_S and close the database; the threads still
+    running (steps that cannot be interrupted), with their names."""
+    from companion_desktop.ui.shutdown import (
+        LOAD_WAIT_MS,
+        Deadline,
+        PoolThreads,
+        drain_pool,
+        interrupt_tools,
+    )
+
+    deadline = Deadline()
+    if backend.controller is not None:  # everyone is asked first, then waited for
+        backend.controller.stop()
+    memory_worker.requestInterruption()
+    interrupt_tools()
+    left: list[tuple[str, object]] = []
+    if host is not None:  # none when she quit before the first paint
+        if not host.wait_loaders(min(LOAD_WAIT_MS, deadline.ms())):
+            left += [("avatar model load", loader) for loader in host.loaders()]
+        host.release()
+    if not memory_worker.stop(deadline.ms()):
+        left.append(("memory model", memory_worker))
+    if not backend.shutdown(deadline.ms()):
+        worker = sys.modules.get("companion_desktop.pipeline.worker")
+        left += [("turn pipeline", thread) for thread, _ in getattr(worker, "LEFT_RUNNING", [])]
+    tools.close()
+    if not drain_pool(deadline):
+        left.append(("background jobs", PoolThreads()))
+    db.close()
+    return left
 
 
 MEMORY_DELAY_MS = 1500

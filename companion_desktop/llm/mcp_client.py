@@ -18,6 +18,8 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
+import time
+import weakref
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -49,6 +51,7 @@ __all__ = [
     "STOP_TIMEOUT",
     "CallOutcome",
     "McpHub",
+    "McpCallStopped",
     "McpHubClosed",
     "McpServerConfig",
     "McpServerError",
@@ -64,9 +67,34 @@ log = logging.getLogger("companion_desktop.llm.mcp")
 
 T = TypeVar("T")
 
+#: How often a waiting caller looks at its cancel token (seconds).
+CANCEL_POLL_S = 0.05
+#: The longest ``close`` waits for the servers to stop (seconds); the app quits within 3 s.
+CLOSE_TIMEOUT = 2.0
+STOPPED = "The tool call was stopped; it may have done part of its work."
+#: Every open hub, for ``interrupt_all`` at quit.
+_HUBS: weakref.WeakSet[McpHub] = weakref.WeakSet()
+
+
+class _Cancel(Protocol):
+    @property
+    def cancelled(self) -> bool: ...
+
+
+def interrupt_all() -> None:
+    """Stop waiting on every hub's calls at once (the app is quitting): each blocked
+    ``call_tool`` returns a "stopped" outcome and other blocked methods raise
+    McpHubClosed within CANCEL_POLL_S; the hubs still need ``close``."""
+    for hub in list(_HUBS):
+        hub.interrupt()
+
 
 class McpHubClosed(RuntimeError):
     """The hub was closed; no more calls are possible."""
+
+
+class McpCallStopped(McpHubClosed):
+    """The caller's cancel token was set, or the hub interrupted, while it waited."""
 
 
 class ServerEntry(Protocol):
@@ -121,10 +149,12 @@ class McpHub:
         self._locks: dict[str, asyncio.Lock] = {}
         self._retired: list[McpConnection] = []
         self._closed = False
+        self._interrupted = threading.Event()
         self._close_lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp-hub", daemon=True)
         self._thread.start()
+        _HUBS.add(self)
         self.update(configs)
 
     @property
@@ -132,19 +162,32 @@ class McpHub:
         """The configured servers (enabled or not), in the order given."""
         return list(self._configs.values())
 
-    def _submit(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
-        if self._closed:
+    def _submit(self, coro: Coroutine[Any, Any, T], timeout: float,
+                cancel: _Cancel | None = None, closing: bool = False) -> T:
+        """Run ``coro`` on the loop; TimeoutError after ``timeout`` s. It is cancelled
+        (McpCallStopped) when ``cancel`` is set or the hub is interrupted (unless
+        ``closing``: close itself must run to the end)."""
+        if self._closed or (self._interrupted.is_set() and not closing):
             coro.close()
             raise McpHubClosed("The MCP hub is closed.")
         if threading.current_thread() is self._thread:
             coro.close()
             raise RuntimeError("McpHub's blocking methods cannot run on its own loop.")
         future = asyncio.run_coroutine_threadsafe(coro, self._loop)
-        try:
-            return future.result(timeout)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise TimeoutError from None
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                return future.result(max(0.0, min(CANCEL_POLL_S, end - time.monotonic())))
+            except concurrent.futures.TimeoutError:
+                stopped = (cancel is not None and cancel.cancelled) or (
+                    self._interrupted.is_set() and not closing)
+                if stopped or time.monotonic() >= end:
+                    future.cancel()
+                    raise (McpCallStopped if stopped else TimeoutError)() from None
+
+    def interrupt(self) -> None:
+        """Stop waiting: blocked and later calls end at once (see ``interrupt_all``)."""
+        self._interrupted.set()
 
     def update(self, configs: Iterable[McpServerConfig]) -> None:
         """Use ``configs`` from now on: removed, disabled or changed servers are closed
@@ -212,18 +255,23 @@ class McpHub:
             return conn
 
     def call_tool(
-        self, server: str, name: str, arguments: Mapping[str, Any], timeout: float = 15.0
+        self, server: str, name: str, arguments: Mapping[str, Any], timeout: float = 15.0,
+        cancel: _Cancel | None = None,
     ) -> CallOutcome:
-        """Run tool ``name`` of ``server`` for at most ``timeout`` s. Failures come back as
-        an error outcome; raises only McpHubClosed."""
+        """Run tool ``name`` of ``server`` for at most ``timeout`` s, or until ``cancel``
+        is set (the turn's Stop, or quitting): then the call is abandoned and a "stopped"
+        error outcome comes back within CANCEL_POLL_S. Failures come back as an error
+        outcome; raises only McpHubClosed (the hub was closed before the call)."""
         timeout = max(0.1, float(timeout))
         try:
             return self._submit(
                 self._call(server, name, dict(arguments), timeout),
-                self.connect_timeout + timeout + STOP_TIMEOUT + 5.0,
+                self.connect_timeout + timeout + STOP_TIMEOUT + 5.0, cancel,
             )
         except TimeoutError:
             return CallOutcome(f"The tool took longer than {timeout:g} s and was stopped.", True)
+        except McpCallStopped:
+            return CallOutcome(STOPPED, True)
 
     async def _call(
         self, server: str, name: str, arguments: dict[str, Any], timeout: float
@@ -241,18 +289,24 @@ class McpHub:
                     break
         return CallOutcome(f"The connection to MCP server {server!r} was lost.", True)
 
-    def close(self) -> None:
-        """Stop every session and server process (a few seconds at most); idempotent."""
+    def close(self, timeout: float | None = None) -> None:
+        """Stop every session and server process, waiting at most ``timeout`` s (default:
+        CLOSE_TIMEOUT after ``interrupt``, when the app quits, else long enough for the SDK
+        to terminate a server that ignores the end of its input); a server still stopping
+        then ends when our end of its pipes closes. Idempotent."""
+        if timeout is None:
+            timeout = CLOSE_TIMEOUT if self._interrupted.is_set() else STOP_TIMEOUT * 2
+        self._interrupted.set()  # a call still waiting gives up now
         with self._close_lock:
             if self._closed:
                 return
             try:
-                self._submit(self._apply({}), STOP_TIMEOUT * 2)
+                self._submit(self._apply({}), timeout, closing=True)
             except (TimeoutError, McpHubClosed):
                 log.warning("MCP servers did not stop in time")
             self._closed = True
             self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(5.0)
+            self._thread.join(1.0)
             if not self._thread.is_alive():
                 self._loop.close()
 

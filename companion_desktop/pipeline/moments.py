@@ -2,7 +2,8 @@
 
 The built-in scene plays when Settings > Display > Personalized moments is off, no
 provider is ready, the request takes longer than 15 seconds, or the output fails
-validation. A written scene is cached per event for the session, so an event that
+validation, and at once when the turn is stopped or the app quits (the turn's cancel
+token). A written scene is cached per event for the session, so an event that
 comes back does not call the model again; failures are not cached.
 """
 
@@ -29,9 +30,11 @@ class MomentGenerator:
         self.cache: dict[str, EventDefinition] = {}
 
     def personalize(self, event: EventDefinition, provider: Provider | None, state: CharacterState,
-                    recent_user_messages: list[str], now: datetime) -> EventDefinition:
-        """The event with its scene written for this moment, or the event as built."""
-        if event.scene is None or provider is None:
+                    recent_user_messages: list[str], now: datetime,
+                    cancel: CancelToken | None = None) -> EventDefinition:
+        """The event with its scene written for this moment, or the event as built
+        (also as soon as ``cancel`` is set: the turn is already saved by then)."""
+        if event.scene is None or provider is None or (cancel is not None and cancel.cancelled):
             return event
         if event.id in self.cache:
             return self.cache[event.id]
@@ -45,17 +48,20 @@ class MomentGenerator:
             conversations=state.total_interactions, memories=pick_memories(facts),
             recent_messages=recent_user_messages,
         )
-        written = self._ask(provider, system, user)
+        written = self._ask(provider, system, user, cancel)
         moment = apply_written_scene(event, written) if written is not None else None
         if moment is None:
             return event  # failures are not cached: the next time may work
         self.cache[event.id] = moment
         return moment
 
-    def _ask(self, provider: Provider, system: str, user: str) -> dict | None:
-        """complete_json with a hard time limit (a Stop-style cancel after ``timeout_s``)."""
-        cancel = CancelToken()
+    def _ask(self, provider: Provider, system: str, user: str,
+             turn_cancel: CancelToken | None = None) -> dict | None:
+        """complete_json with a hard time limit (a Stop-style cancel after ``timeout_s``,
+        or as soon as ``turn_cancel`` is set)."""
+        cancel = _Linked(turn_cancel)
         timer = threading.Timer(self.timeout_s, cancel.cancel)
+        timer.daemon = True
         timer.start()
         try:
             result = provider.complete_json(system, [ChatMessage("user", user)], cancel)
@@ -66,3 +72,13 @@ class MomentGenerator:
         return result if isinstance(result, dict) and not cancel.cancelled else None
 
 
+class _Linked(CancelToken):
+    """A token that is cancelled on its own or when ``parent`` is."""
+
+    def __init__(self, parent: CancelToken | None) -> None:
+        super().__init__()
+        self.parent = parent
+
+    @property
+    def cancelled(self) -> bool:
+        return super().cancelled or (self.parent is not None and self.parent.cancelled)

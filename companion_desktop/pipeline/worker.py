@@ -4,7 +4,11 @@
 queues a turn; the worker reports the phase ("remembering", "seeing",
 "thinking"), the visible text as it streams, and then ``done`` with the
 ``TurnResult`` or ``failed`` with a message and whether a retry makes sense.
-``stop`` cancels the running turn (nothing is saved).
+``stop`` cancels the running turn (nothing is saved). Every blocking step of a turn
+or job takes its cancel token, so ``shutdown`` (quitting) cancels it and waits a
+bounded time; a thread that still runs then is kept (``LEFT_RUNNING``), never
+destroyed while it runs (Qt aborts the process for that), and the app exits without
+destroying it (``ui.shutdown``).
 
 A tool marked "ask before running" pauses the worker on an ``ApprovalTicket``
 (``approval_requested``) until the user answers in the chat, the turn is
@@ -26,6 +30,8 @@ from companion_desktop.pipeline.runner import TurnResult, TurnRunner
 from companion_desktop.storage.errors import StorageError
 
 
+#: Threads that outlived ``shutdown``'s wait, with their workers: kept to the end.
+LEFT_RUNNING: list[object] = []
 #: How long a tool approval waits for the user before it counts as declined (seconds).
 APPROVAL_TIMEOUT_S = 300.0
 
@@ -100,9 +106,10 @@ class _Worker(QObject):
 
     @Slot(object, object)
     def run_job(self, job: object, callback: object) -> None:
-        """Any pipeline work that must not overlap a turn (a fired reminder)."""
+        """Any pipeline work that must not overlap a turn (a fired reminder): ``job``
+        gets this job's cancel token (set by ``stop`` and at quit)."""
         try:
-            result = job()
+            result = job(self.cancel)
         except (LlmError, StorageError):
             result = None
         except Exception:  # noqa: BLE001 - a bug must not kill the thread
@@ -183,11 +190,13 @@ class TurnController(QObject):
         return True
 
     def run_job(self, job, callback) -> bool:  # noqa: ANN001
-        """Run ``job()`` on the pipeline thread when no turn runs; ``callback(result)``
-        follows on this thread. False (nothing started) while busy."""
+        """Run ``job(cancel)`` on the pipeline thread when no turn runs (``cancel``: a
+        CancelToken that ``stop`` and quitting set); ``callback(result)`` follows on
+        this thread. False (nothing started) while busy."""
         if self._busy:
             return False
         self._set_busy(True)
+        self._worker.cancel = CancelToken()
         self._job.emit(job, callback)
         return True
 
@@ -198,11 +207,16 @@ class TurnController(QObject):
     def stop(self) -> None:
         self._worker.cancel.cancel()
 
-    def shutdown(self, wait_ms: int = 5000) -> None:
-        """Cancel any turn and stop the thread (call before the app quits)."""
+    def shutdown(self, wait_ms: int = 2000) -> bool:
+        """Cancel any turn or job and stop the thread (call before the app quits);
+        True when it ended within ``wait_ms``. A thread still running then (a step
+        that cannot be interrupted) is kept referenced, never destroyed while it runs."""
         self.stop()
         self._thread.quit()
-        self._thread.wait(wait_ms)
+        if self._thread.wait(max(0, wait_ms)):
+            return True
+        LEFT_RUNNING.append((self._thread, self._worker))
+        return False
 
     def _set_busy(self, busy: bool) -> None:
         self._busy = busy

@@ -15,7 +15,9 @@ longer than the frame interval (slow software GL), the clock stretches to what t
 machine can draw instead of queueing work.
 
 Models load on a worker thread (``load_async``) with progress; a model that fails to
-load leaves the last good one in place. ``COMPANION_FRAME_STATS`` names a file where
+load leaves the last good one in place. A load asked for while another runs supersedes
+it: the latest request wins, the older thread runs to its end (a running thread is
+never dropped) and its result is ignored. ``COMPANION_FRAME_STATS`` names a file where
 the host appends, once a second, a JSON line of how many pictures it has produced
 (for ``companion-desktop bench``).
 """
@@ -87,7 +89,8 @@ class AvatarHost(QObject):
         self.ticks = 0  # frames evaluated while a view showed (motion updates)
         self._rng = random.Random(seed)
         self._views: list[object] = []
-        self._loader: _Loader | None = None
+        self._loaders: set[_Loader] = set()  # every thread still loading (kept until done)
+        self._latest: _Loader | None = None  # the one whose result counts
         self._last = time.monotonic()
         self.look_provider: Callable[[], object] | None = None  # a world point, or None
         self._last_look = None
@@ -124,22 +127,57 @@ class AvatarHost(QObject):
         return self.director.play_emote(clip)
 
     def load_async(self, path: Path | str) -> None:
-        """Load ``path`` on a worker thread; ``model_changed`` or ``load_failed`` follows."""
+        """Load ``path`` on a worker thread; ``model_changed`` or ``load_failed`` follows,
+        unless a later ``load_async`` came first (then only the later one reports)."""
         path = Path(path)
         self.loading.emit(str(path))
         loader = _Loader(path)
-        loader.loaded.connect(self._loaded)
-        loader.failed.connect(lambda message, _p: self.load_failed.emit(message))
-        loader.finished.connect(loader.deleteLater)
-        self._loader = loader
+        loader.loaded.connect(self._loaded)  # queued to this (the GUI) thread
+        loader.failed.connect(self._failed)
+        loader.finished.connect(self._loader_done)
+        self._loaders.add(loader)
+        self._latest = loader
         loader.start()
+
+    @property
+    def loading_now(self) -> bool:
+        """A load asked for last is still running."""
+        return self._latest is not None
+
+    def _loaded(self, model: VrmModel, path: str) -> None:
+        if self.sender() is self._latest:
+            self._latest = None
+            self.set_model(model, path)
+
+    def _failed(self, message: str, _path: str) -> None:
+        if self.sender() is self._latest:
+            self._latest = None
+            self.load_failed.emit(message)
+
+    def _loader_done(self) -> None:
+        """A loading thread has ended: now it may go (deleted later, on this thread)."""
+        loader = self.sender()
+        if loader in self._loaders and loader.wait(1000):  # finished: it is ending now
+            self._loaders.discard(loader)
+            loader.deleteLater()
+
+    def loaders(self) -> list[QThread]:
+        """The loading threads still kept (running, or ended and not yet let go)."""
+        return list(self._loaders)
+
+    def wait_loaders(self, wait_ms: int) -> bool:
+        """Wait at most ``wait_ms`` for every loading thread (at quit); True when none
+        runs any more. A model load cannot be interrupted: one still running is kept."""
+        end = time.monotonic() + max(0, wait_ms) / 1000
+        self._latest = None  # nothing loaded from now on is shown
+        for loader in list(self._loaders):
+            if not loader.wait(max(0, round(1000 * (end - time.monotonic())))):
+                return False
+        return True
 
     def load_now(self, path: Path | str) -> None:
         """Load synchronously (start-up and tests); raises AvatarLoadError."""
         self.set_model(load_model(Path(path)), str(path))
-
-    def _loaded(self, model: VrmModel, path: str) -> None:
-        self.set_model(model, path)
 
     # ---------------------------------------------------------------- clock
     def set_fps(self, fps: int) -> None:

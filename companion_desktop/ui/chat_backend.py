@@ -160,15 +160,18 @@ class ChatBackend:
             log.warning("could not record the photo notice", exc_info=True)
             return None
 
-    def shutdown(self) -> None:
-        """Stop the worker thread, end the session, release the provider (on quit)."""
+    def shutdown(self, wait_ms: int = 2000) -> bool:
+        """Stop the worker thread (its turn or job cancelled, waiting at most ``wait_ms``),
+        end the session, release the provider (on quit). True when the thread ended."""
+        ended = True
         if self.controller is not None:
-            self.controller.shutdown()
+            ended = self.controller.shutdown(wait_ms)
             self.controller = None
         if self.runner is not None:
             try:
                 self.runner.close()
-            except StorageError:
+            except Exception:  # noqa: BLE001 - quitting goes on, whatever the record says
                 log.warning("could not end the session record", exc_info=True)
             close_provider(self.runner.provider)
             self.runner = None
+        return ended

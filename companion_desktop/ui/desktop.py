@@ -200,7 +200,8 @@ class Desktop(QObject):
             if result is not None and result.speech:  # her reminder is spoken too
                 self.voice.say(result.speech, result.suggestion.expression)
 
-        started = controller.run_job(lambda: self.reminders.fire(record, runner), finished)
+        started = controller.run_job(
+            lambda cancel: self.reminders.fire(record, runner, cancel=cancel), finished)
         if not started:
             done(None)
 

@@ -25,7 +25,7 @@ class MemoryWorker(QThread):
         if self.facts.embedder is None:
             loaded = self.facts.load_model(self.configured_path)
             self.ready.emit(loaded)
-            if not loaded:
+            if not loaded or self.isInterruptionRequested():
                 return
         self.facts.backfill_all(should_stop=self.isInterruptionRequested,
                                 progress=lambda done, total: self.progress.emit(done, total))
@@ -35,9 +35,9 @@ class MemoryWorker(QThread):
         if not self.isRunning():
             self.start(QThread.Priority.LowPriority)
 
-    def stop(self) -> None:
-        """Ask the backfill to stop and wait for the thread (a model load in progress
-        finishes first: it cannot be interrupted, and a running QThread must not be
-        destroyed)."""
+    def stop(self, wait_ms: int = 2000) -> bool:
+        """Ask the backfill to stop and wait at most ``wait_ms`` for the thread (at quit);
+        True when it ended. A model load in progress cannot be interrupted: the thread
+        then runs on, and the app exits without destroying it (``ui.shutdown``)."""
         self.requestInterruption()
-        self.wait()
+        return self.wait(max(0, wait_ms))

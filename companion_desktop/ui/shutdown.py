@@ -1,0 +1,154 @@
+"""Quitting: within a few seconds whatever runs, never destroying a running thread.
+
+``install_quit_signals(app)`` makes SIGTERM, SIGINT and SIGHUP quit the app the way
+its Quit action does (the event loop ends, everything is closed in order).
+
+At quit every worker is asked to stop at once (the turn's cancel token, the memory
+worker's interruption, the MCP calls), then each is waited for out of one shared
+``Deadline``. A step that cannot be interrupted (loading a model, a speech request)
+may still run when the time is up: its thread is kept, the database is closed, and
+the process ends with the app's exit code, so no running
+QThread is ever destroyed (Qt aborts the process for that: exit 134) and nothing
+waits for it. ``keep_running`` does this at the interpreter's end (``atexit``), so a
+caller that goes on after ``run_gui`` (a test) is not cut short. Nothing half is saved: each write is one transaction.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer
+
+log = logging.getLogger(__name__)
+#: What all waits together may take at quit (seconds); the process ends within 3 s.
+QUIT_WAIT_S = 1.2
+#: The most that is spent waiting for a model load (it cannot be interrupted).
+LOAD_WAIT_MS = 300
+QUIT_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
+
+
+class Deadline:
+    """The time left to quit."""
+
+    def __init__(self, seconds: float = QUIT_WAIT_S) -> None:
+        self.end = time.monotonic() + seconds
+
+    def ms(self) -> int:
+        return max(0, round(1000 * (self.end - time.monotonic())))
+
+
+class _SignalWake(QObject):
+    """Wakes the event loop when a signal arrives, so Python runs its handler at once
+    (a handler otherwise waits for the next Python code the loop happens to run)."""
+
+    def __init__(self, app) -> None:  # noqa: ANN001
+        super().__init__(app)
+        self._read, self._write = socket.socketpair()
+        for end in (self._read, self._write):
+            end.setblocking(False)
+        self.notifier = QSocketNotifier(self._read.fileno(), QSocketNotifier.Type.Read, self)
+        self.notifier.activated.connect(self._drain)
+        signal.set_wakeup_fd(self._write.fileno(), warn_on_full_buffer=False)
+
+    def _drain(self) -> None:
+        try:
+            while self._read.recv(64):
+                pass
+        except OSError:
+            pass
+
+
+#: Set by a quit signal: long start-up steps on the GUI thread look at it between parts.
+_QUIT_REQUESTED: list[bool] = []
+
+
+def quit_requested() -> bool:
+    """A quit signal arrived (the event loop ends as soon as it runs again)."""
+    return bool(_QUIT_REQUESTED)
+
+
+def install_quit_signals(app) -> None:  # noqa: ANN001
+    """SIGTERM, SIGINT and SIGHUP end ``app``'s event loop (call on the main thread)."""
+    def quit_soon(_signum, _frame) -> None:  # noqa: ANN001
+        _QUIT_REQUESTED.append(True)
+        QTimer.singleShot(0, app.quit)  # also when the loop has not started yet
+
+    try:
+        app._signal_wake = _SignalWake(app)
+    except (OSError, ValueError) as error:  # no socket pair: signals still work, later
+        log.debug("no signal wake-up: %s", error)
+    for name in QUIT_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None:
+            try:
+                signal.signal(number, quit_soon)
+            except (OSError, ValueError):
+                pass
+
+
+def drain_pool(deadline: Deadline) -> bool:
+    """Drop queued background jobs and wait for running ones; True when none runs."""
+    if "companion_desktop.ui.background" not in sys.modules:
+        return True  # never used
+    from companion_desktop.ui.background import pool
+
+    pool().clear()
+    return pool().waitForDone(deadline.ms())
+
+
+def interrupt_tools() -> None:
+    """Every MCP call still waiting gives up now (when the MCP client was ever loaded)."""
+    module = sys.modules.get("companion_desktop.llm.mcp_client")
+    if module is not None:
+        module.interrupt_all()
+
+
+#: Threads (and the pool) that outlived their wait at quit: kept referenced to the end.
+_KEPT: list[tuple[str, object]] = []
+_EXIT_CODE: list[int] = []
+
+
+def keep_running(code: int, left: list[tuple[str, object]]) -> None:
+    """Keep the ``left`` threads (name, object with ``isRunning()``) alive: destroying a
+    running QThread aborts the process. If any still runs when the interpreter ends,
+    the process ends there with ``code`` (everything else was closed by then)."""
+    if not left:
+        return
+    log.warning("quit while still running: %s", ", ".join(name for name, _ in left))
+    if not _KEPT:
+        atexit.register(_exit_if_still_running)
+    _KEPT.extend(left)
+    _EXIT_CODE[:] = [code]
+
+
+def _running(thread) -> bool:  # noqa: ANN001
+    try:
+        return bool(thread.isRunning())
+    except RuntimeError:  # its C++ object is gone: it ended and was let go
+        return False
+
+
+def _exit_if_still_running() -> None:
+    if not any(_running(thread) for _, thread in _KEPT):
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(_EXIT_CODE[0] if _EXIT_CODE else 0)
+
+
+class PoolThreads:
+    """The background pool, seen as one thread (``isRunning``)."""
+
+    def isRunning(self) -> bool:  # noqa: N802 - QThread's name
+        from companion_desktop.ui.background import pool
+
+        return pool().activeThreadCount() > 0
