@@ -105,14 +105,6 @@ def backup_dir(data_dir: Path | str) -> Path:
     return Path(data_dir).expanduser() / BACKUP_DIR
 
 
-def sha256_of(stream: Iterator[bytes]) -> tuple[str, int]:
-    digest, size = hashlib.sha256(), 0
-    for chunk in stream:
-        digest.update(chunk)
-        size += len(chunk)
-    return digest.hexdigest(), size
-
-
 def chunks(handle) -> Iterator[bytes]:  # noqa: ANN001 - a binary file
     while chunk := handle.read(_CHUNK):
         yield chunk
