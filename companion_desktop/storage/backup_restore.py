@@ -206,6 +206,9 @@ def restore_backup(data_dir: Path | str, archive: Path, *, now: datetime | None 
         raise
     if not pending:
         _swap(data_dir, stage)
+    for other in data_dir.glob(f"{STAGE_PREFIX}*"):  # the latest choice wins
+        if other != stage and (other / PENDING).is_file():
+            shutil.rmtree(other, ignore_errors=True)
     return Restored(manifest, previous, pending)
 
 

@@ -246,6 +246,19 @@ def test_a_pending_restore_is_swapped_in_at_the_next_open(data_dir, tmp_path):
     assert backup_restore.pending_restore(data_dir) is None
 
 
+def test_the_last_restore_chosen_in_the_app_wins(data_dir, tmp_path):
+    first = create_backup(data_dir, tmp_path / "a.zip", now=NOW)
+    fill(data_dir, "later")
+    second = create_backup(data_dir, tmp_path / "b.zip", now=NOW)
+    db = Database.open(data_dir)
+    for archive in (second, first, second):
+        restore_backup(data_dir, archive.path, now=NOW, pending=True)
+    assert len(list(data_dir.glob(".restore-*"))) == 1
+    db.close()
+    Database.open(data_dir).close()
+    assert facts(data_dir) == ["User said first.", "User said later."]
+
+
 def test_a_restore_cut_off_mid_swap_is_finished_at_the_next_open(data_dir, tmp_path, monkeypatch):
     made = create_backup(data_dir, tmp_path / "b.zip", now=NOW)
     fill(data_dir, "later")
