@@ -188,7 +188,8 @@ class TurnRunner:
         event = self.service.due_event(state, outcome, now, self.rng)
         if event is not None:
             recent = [c for role, c in self.working.last(WorkingMemory.CAPACITY) if role == "user"]
-            event = self.moments.personalize(event, self.provider, outcome.state, [*recent[-3:], text], now)
+            event = self.moments.personalize(event, self.provider, outcome.state, [*recent[-3:], text], now,
+                                             cancel=cancel)
         self.working.add("user", f"{SHOW_ONLY_TEXT} {text}" if image is not None and text != SHOW_ONLY_TEXT
                          else text)
         self.working.add("assistant", shown)

@@ -193,7 +193,8 @@ class ToolRunner(Protocol):
     """What runs a tool (McpHub does)."""
 
     def call_tool(
-        self, server: str, name: str, arguments: Mapping[str, Any], timeout: float = ...
+        self, server: str, name: str, arguments: Mapping[str, Any], timeout: float = ...,
+        cancel: CancelToken | None = None,
     ) -> CallOutcome: ...
 
 
@@ -256,7 +257,8 @@ class _Round:
         from companion_desktop.llm.mcp_client import McpHubClosed
 
         try:
-            outcome = self.hub.call_tool(tool.server, tool.name, args, timeout=CALL_TIMEOUT_S)
+            outcome = self.hub.call_tool(tool.server, tool.name, args, timeout=CALL_TIMEOUT_S,
+                                         cancel=self.cancel)
         except McpHubClosed:
             return self.fail(call, HUB_CLOSED)
         self.report(call, "failed" if outcome.is_error else "done")
