@@ -100,6 +100,9 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
             late["host"] = host
             window.set_host(host)
             _prune_keepsakes(db)
+            from companion_desktop.storage.backup import start_daily_backup
+
+            start_daily_backup(db.path.parent)  # at most one a day, on its own thread
             if quit_requested():
                 return
             from companion_desktop.ui.desktop import Desktop

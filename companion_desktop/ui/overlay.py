@@ -21,7 +21,6 @@ from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from companion_desktop.ui.avatar_host import AvatarHost
 from companion_desktop.ui.avatar_view import AvatarView
-from companion_desktop.ui.plain import plain
 from companion_desktop.ui.overlay_geometry import arrangement_key, bring_back, default_position
 from companion_desktop.ui.shown_image import DropTarget, Source, as_path_or_bytes
 from companion_desktop.ui.speech import CompactInput, SpeechBubble
@@ -92,7 +91,6 @@ class OverlayWindow(QWidget):
         self.view.setMouseTracking(True)
         layout.addWidget(self.view, 1)
         self.bubble = SpeechBubble(self)
-        plain(self.bubble.label)  # her reply is model output: never rich text
         self.input = CompactInput(self)
         self.input.hide()
         self.input.submitted.connect(self._submit)

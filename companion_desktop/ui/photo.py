@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QSlider,
     QVBoxLayout,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 from companion_desktop.avatar.render.camera import Camera
 from companion_desktop.ui.avatar_host import AvatarHost
 from companion_desktop.ui.avatar_view import AvatarView
+from companion_desktop.ui.plain import plain_label
 
 FACES = ("neutral", "happy", "relaxed", "surprised", "sad", "angry", "blink")
 
@@ -69,7 +69,7 @@ class PhotoDialog(QDialog):
         form.addRow("Face", self.face)
         layout.addLayout(form)
         row = QHBoxLayout()
-        self.status = QLabel(wordWrap=True)
+        self.status = plain_label(wordWrap=True)
         row.addWidget(self.status, 1)
         save = QPushButton("Save PNG…", objectName="primaryButton")
         save.clicked.connect(self.save)

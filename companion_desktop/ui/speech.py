@@ -41,6 +41,7 @@ class SpeechBubble(QFrame):
         layout.setContentsMargins(14, 10, 14, 12)
         self.phase = ShimmerLabel()
         self.label = QLabel(objectName="speechText")
+        self.label.setTextFormat(Qt.TextFormat.PlainText)  # her words are model output
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.phase)

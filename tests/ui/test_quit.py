@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from companion_desktop.storage.backup import REASON_DAILY, list_backups
 from companion_desktop.storage.db import Database
 from companion_desktop.storage.reminders import add_reminder
 from companion_desktop.storage.settings import (
@@ -59,6 +60,8 @@ def test_sigterm_while_idle_quits_cleanly(tmp_path):
     finally:
         app.kill()
     assert integrity(tmp_path / "data") == "ok"
+    daily = [b for b in list_backups(tmp_path / "data") if b.reason == REASON_DAILY]
+    assert len(daily) == 1  # the start made the day's backup, whole (read back from its manifest)
 
 
 @pytest.mark.parametrize("how", ["sigterm", "menu"])

@@ -165,6 +165,7 @@ class DataPage(QWidget):
 
     def _ask_mode(self, path: Path, counts: dict[str, int]) -> str | None:
         box = QMessageBox(self)
+        box.setTextFormat(Qt.TextFormat.PlainText)  # the text names the user's file
         box.setWindowTitle("Import a save file")
         box.setIcon(QMessageBox.Icon.Question)
         box.setText(f"{path.name} holds {describe_counts(counts)}.")
