@@ -102,6 +102,33 @@ class VoiceSettings(SettingsSection):
 VOICE_KEY_ID = "voice"
 
 
+class HearingSettings(SettingsSection):
+    """Settings > Voice > Hearing: how she listens. ``mode`` "off" (the microphone stays
+    closed), "push_to_talk" (hold the mic button or ``ptt_key``) or "hands_free" (voice
+    activity starts and ends an utterance). ``device_id`` is the microphone's id
+    (hex of ``QAudioDevice.id()``; None: the system default). ``sensitivity`` 0..1,
+    ``silence_s`` ends an utterance, ``max_s`` caps one. ``backend`` "local" (Whisper on
+    this computer) or "server" (an OpenAI-compatible ``/audio/transcriptions`` at
+    ``base_url``; its key is in the keyring under :data:`HEARING_KEY_ID`). ``language``
+    "" recognises any language, else a fixed code ("en", "de", …)."""
+
+    SECTION: ClassVar[str] = "hearing"
+    mode: Literal["off", "push_to_talk", "hands_free"] = "off"
+    device_id: str | None = Field(default=None, max_length=512)
+    sensitivity: float = Field(default=0.5, ge=0.0, le=1.0)
+    silence_s: float = Field(default=0.7, ge=0.2, le=3.0)
+    max_s: float = Field(default=30.0, ge=2.0, le=120.0)
+    backend: Literal["local", "server"] = "local"
+    base_url: str | None = None
+    model: str = Field(default="whisper-1", min_length=1, max_length=200)
+    language: str = Field(default="", pattern=r"^([a-z]{2,3})?$")
+    ptt_key: str = Field(default="F9", min_length=1, max_length=40)
+
+
+#: The keyring entry of the speech-to-text server's API key.
+HEARING_KEY_ID = "hearing"
+
+
 class ToolReview(BaseModel):
     """The user's choice for one tool: "ask" before every run, or "allow" it to run
     without asking. ``fingerprint`` is the tool as it was reviewed (its name,

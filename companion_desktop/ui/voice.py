@@ -178,6 +178,7 @@ class VoiceOut(QObject):
     started = Signal()
     finished = Signal()
     failed = Signal(str)
+    clip_started = Signal(object)  # the SpeechAudio now playing (her hearing removes it)
 
     def __init__(self, backend_factory: BackendFactory, parent: QObject | None = None,
                  clock: Callable[[], float] = time.monotonic,
@@ -309,6 +310,7 @@ class VoiceOut(QObject):
             audible = has_audio_output() if self._audible is None else self._audible
             self._playback = Playback(self._ready.popleft(), self._clock, audible, self)
             self._timer.start()
+            self.clip_started.emit(self._playback.clip.audio)
             if not self._speaking:
                 self._speaking = True
                 self.started.emit()
