@@ -4,8 +4,9 @@ While a turn runs the box keeps accepting text (the user can write the next
 message) but looks dimmed: the ``busy`` property switches its style. Pasting a
 photo (an image or an image file) emits ``image_pasted`` instead of inserting
 text; a photo dragged over the box is left to the window (its drop highlight).
-The composer is the row under the conversation: the staged-photo chip above,
-then the paperclip, the box, and Send / Stop.
+The composer is the row under the conversation: the staged-photo chip and the
+listening line (``ui.voice_in_view``) above, then the paperclip, the box, the mic
+button (shown while hearing is on), and Send / Stop.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from companion_desktop.ui.voice_in_view import ListenLine, MicButton
 from companion_desktop.ui.shown_image import (
     PhotoChip,
     image_from_mime,
@@ -106,6 +108,8 @@ class Composer(QFrame):
         column.setSpacing(8)
         self.chip = PhotoChip()
         column.addWidget(self.chip, 0, Qt.AlignmentFlag.AlignLeft)
+        self.listen_line = ListenLine()
+        column.addWidget(self.listen_line)
         line = QHBoxLayout()
         line.setSpacing(8)
         self.clip_button = QPushButton(objectName="clipButton")
@@ -114,10 +118,12 @@ class Composer(QFrame):
         self.clip_button.setFixedSize(36, 36)
         self.clip_button.setToolTip("Show her a photo")
         self.input = ChatInput()
+        self.mic_button = MicButton()
         self.send_button = QPushButton("Send", objectName="sendButton")
         self.stop_button = QPushButton("■  Stop", objectName="stopButton")
         line.addWidget(self.clip_button, 0, Qt.AlignmentFlag.AlignBottom)
         line.addWidget(self.input, 1)
+        line.addWidget(self.mic_button, 0, Qt.AlignmentFlag.AlignBottom)
         for button in (self.clip_button, self.send_button, self.stop_button):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
         for button in (self.send_button, self.stop_button):

@@ -11,7 +11,8 @@ still opens, says what to set up, and offers Settings.
 The turns in the transcript (earlier, running, failed, system) are shown by
 ``ui.chat_turns``; photos shown to her (the paperclip, a drop, a paste; the
 Photoboard) go through ``ui.chat_photos``; tools that need the user's yes ask
-inline (``ui.chat_tools``).
+inline (``ui.chat_tools``). What she hears (``ui.voice_in``, the mic button and the
+listening line: ``ui.voice_in_view``) is sent through :meth:`submit` like typed text.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from companion_desktop.ui.shown_image import Source
 from companion_desktop.ui.state_panel import StatePanel
 from companion_desktop.ui.style import STYLE_SHEET
 from companion_desktop.ui.transcript import Notice, Transcript
+from companion_desktop.ui.voice_in import Hearing
+from companion_desktop.ui.voice_in_view import ChatHearing
 
 if TYPE_CHECKING:
     from companion_desktop.ui.photoboard import PhotoboardWindow
@@ -147,6 +150,8 @@ class ChatWindow(QMainWindow):
         self.turns = ChatTurns(self)
         self.tools = ToolActivity(self.transcript, self.turns.still_thinking,
                                   PHASE_TEXT["thinking"])
+        self.hearing = Hearing(self.service, self)
+        self.hearing_view = ChatHearing(self, self.hearing)
 
     def set_host(self, host: object) -> None:
         """Her avatar arrives (the app makes it after the window's first paint)."""
@@ -171,6 +176,7 @@ class ChatWindow(QMainWindow):
         box = Composer()
         self.input, self.send_button, self.stop_button = box.input, box.send_button, box.stop_button
         self.clip_button, self.chip = box.clip_button, box.chip
+        self.mic_button, self.listen_line = box.mic_button, box.listen_line
         self.input.submitted.connect(self.submit)
         self.input.textChanged.connect(self._update_buttons)
         self.input.image_pasted.connect(self.stage_image)
@@ -258,25 +264,29 @@ class ChatWindow(QMainWindow):
         self.input.set_busy(busy)
 
     # ---------------------------------------------------------------- turns
-    def submit(self, text: str) -> None:
-        """Send ``text`` (the box's content) with the staged photo, if any, as a turn,
-        or run the ``/relationship`` command. A photo still preparing is sent when ready."""
+    def submit(self, text: str, spoken: bool = False) -> None:
+        """Send ``text`` (the box's content, or what she heard when ``spoken``: the box
+        is then left as it is) with the staged photo, if any, as a turn, or run the
+        ``/relationship`` command. A photo still preparing is sent when ready."""
         message = text.strip()
         if self.busy or not (message or self.photo.staged):
             return
         if self.photo.preparing:
-            self.photos.when_ready(lambda: self.submit(self.input.toPlainText()))
+            self.photos.when_ready(
+                lambda: self.submit(text if spoken else self.input.toPlainText(), spoken))
             return
         image = self.photo.prepared
         if message == RELATIONSHIP_COMMAND and image is None:
-            self.input.clear()
+            if not spoken:
+                self.input.clear()
             self.show_relationship()
             return
         if not self.backend.ready:
             return
         if image is not None and not self.photos.allowed():
             return
-        self.input.clear()
+        if not spoken:
+            self.input.clear()
         self._start(text.strip("\n") if message else SHOW_ONLY_TEXT, image=image)
 
     def show_relationship(self) -> None:
@@ -363,8 +373,10 @@ class ChatWindow(QMainWindow):
         dialog.open()
 
     def settings_saved(self) -> None:
-        """Settings changed: redraw her state; reopen the provider once no turn runs."""
+        """Settings changed: redraw her state and hearing; reopen the provider once no
+        turn runs."""
         self.refresh()
+        self.hearing.reload()
         if self.busy:
             self._reconnect_after_turn = True
         else:
@@ -383,4 +395,5 @@ class ChatWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop the timer and the turn thread, end the session (the app calls this on quit)."""
         self.timer.stop()
+        self.hearing.close()
         self.backend.shutdown()

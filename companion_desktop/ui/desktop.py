@@ -3,7 +3,9 @@
 ``Desktop`` wires the one conversation (``TurnController``) to both windows and
 to the avatar: her mood face follows each turn's mood, the model's ``expression``
 flashes, her mouth moves while a reply streams, and with voice on she speaks the
-reply (``VoiceLink``: talking clip, lip sync, the flash held while she speaks).
+reply (``VoiceLink``: talking clip, lip sync, the flash held while she speaks);
+speaking to her cuts her voice off (``DesktopHearing``: barge-in, her own voice removed
+from what she hears, the overlay's mic button and listening bubble).
 Overlay placement and toggles are saved to the avatar settings.
 """
 
@@ -58,6 +60,9 @@ class Desktop(QObject):
         self._talking_since: float | None = None
         self._mouth = QTimer(self, interval=40, timeout=self._move_mouth)
         self.voice = VoiceLink(service, host, report=self._voice_failed, parent=self)
+        from companion_desktop.ui.voice_in_desktop import DesktopHearing
+
+        self.hearing = DesktopHearing(chat.hearing, self.overlay, self.voice, self)
         self.tray = self._make_tray()
         self._wired = None
         self.rewire()

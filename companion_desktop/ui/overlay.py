@@ -8,6 +8,8 @@ per screen arrangement and brought back when it would be off-screen. A speech
 bubble shows the phase and her streamed reply; a compact box lets the user talk
 to her without opening the chat window. A photo dropped on her (an image file or
 image data) is shown to her through ``show_image``; the menu opens the photoboard.
+While hearing is on, a mic button at her lower right is held to talk (push-to-talk)
+or toggles listening (hands-free); ``ui.voice_in_desktop`` drives it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from companion_desktop.ui.avatar_view import AvatarView
 from companion_desktop.ui.overlay_geometry import arrangement_key, bring_back, default_position
 from companion_desktop.ui.shown_image import DropTarget, Source, as_path_or_bytes
 from companion_desktop.ui.speech import CompactInput, SpeechBubble
+from companion_desktop.ui.voice_in_view import MicButton
 
 BASE_SIZE = QSize(340, 640)
 BUBBLE_AREA = 0.24  # the top share of the window kept for her speech bubble
@@ -95,6 +98,7 @@ class OverlayWindow(QWidget):
         self.input.hide()
         self.input.submitted.connect(self._submit)
         self.input.dismissed.connect(self.input.hide)
+        self.mic_button = MicButton(32, self)  # shown while hearing is on (ui.voice_in_desktop)
         self.view.installEventFilter(self)
         self._mask_key = None  # what the current shape was made from
         self._mask_timer = QTimer(self, interval=MASK_MS, timeout=self.update_mask)
@@ -146,6 +150,15 @@ class OverlayWindow(QWidget):
         self.bubble.move((width - self.bubble.width()) // 2, max(4, area - self.bubble.height() + 24))
         self.input.setFixedWidth(max(160, width - 24))
         self.input.move(12, self.height() - self.input.height() - 10)
+        self.place_mic()
+
+    def place_mic(self) -> None:
+        """The mic button sits at her lower right, above the compact input."""
+        button = self.mic_button
+        button.move(self.width() - button.width() - 14,
+                    self.height() - self.input.height() - button.height() - 20)
+        button.raise_()
+        self._mask_key = None
 
     # ---------------------------------------------------------------- toggles
     def set_always_on_top(self, on: bool) -> None:
@@ -168,15 +181,17 @@ class OverlayWindow(QWidget):
             self.clearMask()
             return
         key = (self.view.serial, self.view.pos().toTuple(),
-               self.bubble.geometry().getRect() if self.bubble.isVisible() else None)
+               self.bubble.geometry().getRect() if self.bubble.isVisible() else None,
+               self.mic_button.isVisible())
         if key == self._mask_key:
             return  # same picture, same place: the shape has not changed
         alpha = self.view.alpha_mask()
         if alpha is None:
             return
         region = mask_region(alpha).translated(self.view.pos())  # view -> window coordinates
-        if self.bubble.isVisible():
-            region = region.united(QRegion(self.bubble.geometry()))
+        for widget in (self.bubble, self.mic_button):
+            if widget.isVisible():
+                region = region.united(QRegion(widget.geometry()))
         self.setMask(region)
         self._mask_key = key
 
