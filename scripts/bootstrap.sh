@@ -49,4 +49,4 @@ install_python_packages() {
 }
 
 install_system_packages
-install_python_packages "test,embeddings"  # one environment serves both commands
+install_python_packages "test,embeddings,voice"  # one environment serves both commands

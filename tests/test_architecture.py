@@ -35,6 +35,8 @@ def test_contracts_are_kept():
         ("engine/stages.py", "from companion_desktop.storage import models"),
         ("storage/paths.py", "from PySide6 import QtWidgets"),
         ("storage/paths.py", "from companion_desktop.pipeline import companion"),
+        ("voice/audio.py", "from PySide6 import QtMultimedia"),
+        ("voice/listener.py", "from companion_desktop.llm import wav"),
     ],
 )
 def test_a_violation_breaks_a_contract(tmp_path, module, line):
