@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--only", action="append", metavar="SECTION",
                        help="run only these sections (repeatable or comma-separated): turns, "
                             "memory, media, avatar, peer (our renderer beside three-vrm), cost "
-                            "(the app's CPU, memory and frames; a local model beside her)")
+                            "(the app's CPU, memory and frames; a local model beside her), voice "
+                            "(speech to text and her first audio)")
     bench.add_argument("--peer-install", action="store_true",
                        help="copy the three-vrm harness to the user cache and run npm there "
                             "(once; the peer section uses it afterwards)")
@@ -92,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
     from companion_desktop.backup_cli import add_parser as add_backup_parser
 
     add_backup_parser(sub)
+
+    from companion_desktop.transcribe_cli import add_parser as add_transcribe_parser
+
+    add_transcribe_parser(sub)
 
     export = sub.add_parser("export", help="write a save file (version 2.0)")
     export.add_argument("file", type=Path)

@@ -1,0 +1,125 @@
+"""Speech to text on an OpenAI-compatible server: ``POST {base_url}/audio/transcriptions``.
+
+The utterance goes as a 16-bit WAV in a multipart form (``file``, ``model``, ``language``
+when fixed, ``response_format=json``); the reply is ``{"text": ...}``. Redirects are never
+followed (the recording and the key would go wherever the server points). The key is the
+one kept for this purpose (keyring entry :data:`STT_KEY_ID`, or :data:`STT_ENV_VAR`), never
+the chat model's. Every failure is an :class:`~companion_desktop.voice.stt.SttError` whose
+message a user can act on and that never holds the key.
+"""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import numpy as np
+
+from companion_desktop.llm import keys
+from companion_desktop.llm.errors import provider_detail, redact, redirect_target
+from companion_desktop.voice.audio import SAMPLE_RATE, wav_bytes
+from companion_desktop.voice.stt import MIN_AUDIO_S, SttError, Transcript, as_samples, clean_language
+
+#: The keyring entry of the transcription server's key (``storage.settings.HEARING_KEY_ID``)
+#: and its environment variable.
+STT_KEY_ID = "hearing"
+STT_ENV_VAR = "COMPANION_STT_API_KEY"
+# Its own variable: without this entry keys.get_key would fall back to the chat model's.
+keys.ENV_VARS.setdefault(STT_KEY_ID, STT_ENV_VAR)
+SETTINGS_PAGE = "Settings > Voice"
+#: The largest reply read, in bytes.
+MAX_REPLY_BYTES = 1024 * 1024
+
+
+def transcription_key() -> str | None:
+    """The transcription server's key: :data:`STT_ENV_VAR`, else the keyring's, else None."""
+    return keys.get_key(STT_KEY_ID)
+
+
+class RemoteTranscriber:
+    """An OpenAI-compatible transcription endpoint over ``client`` (its timeouts apply)."""
+
+    backend = "server"
+
+    def __init__(self, base_url: str, model: str, api_key: str | None,
+                 client: httpx.Client) -> None:
+        self.base_url = (base_url or "").strip().rstrip("/")
+        self.model = (model or "").strip() or "whisper-1"
+        self.api_key = (api_key or "").strip() or None
+        self.client = client
+
+    def _url(self) -> str:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise SttError(f"Set the speech-to-text server's address (http:// or https://) "
+                           f"in {SETTINGS_PAGE}.")
+        return f"{self.base_url}/audio/transcriptions"
+
+    def transcribe(self, audio: np.ndarray, language: str | None = None) -> Transcript:
+        samples = as_samples(audio)
+        code = clean_language(language)
+        duration = samples.size / SAMPLE_RATE
+        if duration < MIN_AUDIO_S:
+            return Transcript("", code or "", 0.0, self.backend, duration)
+        url = self._url()
+        form = {"model": self.model, "response_format": "json"}
+        if code:
+            form["language"] = code
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        started = time.perf_counter()
+        try:
+            response = self.client.post(
+                url, data=form, files={"file": ("speech.wav", wav_bytes(samples), "audio/wav")},
+                headers=headers, follow_redirects=False)
+        except httpx.TimeoutException:
+            raise SttError(f"The speech-to-text server at {self.base_url} did not answer in "
+                           "time.") from None
+        except httpx.HTTPError as error:
+            raise SttError(f"Could not reach the speech-to-text server at {self.base_url} "
+                           f"({type(error).__name__}). Is it running?") from None
+        if response.status_code != 200:
+            raise SttError(self._status_message(response))
+        text, found = self._read(response)
+        return Transcript(text, found or code or "", time.perf_counter() - started,
+                          self.backend, duration)
+
+    def _read(self, response: httpx.Response) -> tuple[str, str]:
+        body = response.content[:MAX_REPLY_BYTES]
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind == "text/plain":
+            return body.decode("utf-8", "replace").strip(), ""
+        try:
+            reply = response.json()
+        except ValueError:
+            raise SttError("The speech-to-text server sent a reply that is not JSON "
+                           f"({len(body)} bytes).") from None
+        text = reply.get("text") if isinstance(reply, dict) else None
+        if not isinstance(text, str):
+            raise SttError("The speech-to-text server's reply has no \"text\".")
+        language = reply.get("language")
+        return text.strip(), language.strip()[:20] if isinstance(language, str) else ""
+
+    def _status_message(self, response: httpx.Response) -> str:
+        status = response.status_code
+        detail = provider_detail(response.content[:4000], self.api_key)
+        said = f" It said: {detail}" if detail else ""
+        server = "The speech-to-text server"
+        if 300 <= status < 400:
+            target = redirect_target(self.base_url, response.headers.get("location"),
+                                     self.api_key)
+            text = (f"{server} tried to send the recording to {target or 'elsewhere'} "
+                    f"({status}); redirects are not followed, so nothing was sent there. If "
+                    f"that address is right, set it in {SETTINGS_PAGE}.")
+        elif status in (401, 403):
+            text = f"{server} refused the API key ({status}). Check it in {SETTINGS_PAGE}.{said}"
+        elif status == 404:
+            text = (f"{server} has no {self.base_url}/audio/transcriptions or no model "
+                    f"\"{self.model}\" (404). Check the address and model in {SETTINGS_PAGE}.")
+        elif status == 413:
+            text = f"{server} refused the recording as too large (413).{said}"
+        elif status == 429:
+            text = f"{server} is rate-limiting requests (429); try again later.{said}"
+        elif status >= 500:
+            text = f"{server} had an error ({status}); try again later.{said}"
+        else:
+            text = f"{server} rejected the recording ({status}).{said}"
+        return redact(text, self.api_key)

@@ -1,0 +1,94 @@
+"""``companion-desktop transcribe FILE``: what is said in an audio file, through the same
+recogniser the app uses for the microphone.
+
+The backend, language, server address and model come from Settings > Voice > Hearing
+when the data folder has a database (it is not created here); the options override them.
+The local model is assembled into the data folder's ``cache`` on first use (progress on
+stderr). Exit 1 with one line for an unreadable file or a recogniser that cannot run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from companion_desktop.cli import CliError, print_json
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("transcribe", help="print what is said in an audio file (WAV, FLAC, MP3)")
+    p.add_argument("file", type=Path)
+    p.add_argument("--json", action="store_true",
+                   help="print JSON: text, language, seconds (recognition time), backend")
+    p.add_argument("--language", metavar="CODE", help="a language code like en; default: "
+                   "the setting, else detected")
+    p.add_argument("--backend", choices=("local", "server"), help="default: the setting")
+    p.add_argument("--base-url", help="the transcription server's API root (with /v1)")
+    p.add_argument("--model", help="the server's model name")
+
+
+def _settings(data_dir: Path):
+    from companion_desktop.storage.paths import DB_FILENAME
+    from companion_desktop.storage.settings import HearingSettings, load_settings
+
+    if not (data_dir / DB_FILENAME).is_file():
+        return HearingSettings()
+    from companion_desktop.storage.db import Database
+
+    db = Database.open(data_dir)
+    try:
+        with db.session() as session:
+            return load_settings(session, HearingSettings)
+    finally:
+        db.close()
+
+
+def _progress(fraction: float, text: str, shown: list[int] = [-1]) -> None:  # noqa: B006
+    step = int(fraction * 10)
+    if step != shown[0]:
+        shown[0] = step
+        print(text, file=sys.stderr, flush=True)
+
+
+def make_transcriber(backend: str, settings, data_dir: Path, args: argparse.Namespace):
+    from companion_desktop.voice.stt import missing_packages
+
+    if backend == "server":
+        import httpx
+
+        from companion_desktop.llm.transcription import RemoteTranscriber, transcription_key
+
+        url = args.base_url or settings.base_url or ""
+        client = httpx.Client(timeout=httpx.Timeout(120.0, connect=10.0), follow_redirects=False)
+        return RemoteTranscriber(url, args.model or settings.model, transcription_key(), client)
+    missing = missing_packages()
+    if missing:
+        raise CliError(missing)
+    from companion_desktop.voice.whisper_files import open_local_whisper
+
+    return open_local_whisper(data_dir / "cache", _progress)
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion_desktop.storage.paths import resolve_data_dir
+    from companion_desktop.voice.audio import AudioFileError, load_audio
+    from companion_desktop.voice.stt import SttError
+
+    data_dir = resolve_data_dir(args.data_dir)
+    try:
+        audio = load_audio(args.file)
+        settings = _settings(data_dir)
+        backend = args.backend or settings.backend
+        language = settings.language if args.language is None else args.language
+        transcript = make_transcriber(backend, settings, data_dir, args).transcribe(
+            audio, language or None)
+    except (AudioFileError, SttError) as error:
+        raise CliError(str(error)) from None
+    if args.json:
+        print_json({"text": transcript.text, "language": transcript.language,
+                    "seconds": round(transcript.seconds, 3), "backend": transcript.backend,
+                    "audioSeconds": round(transcript.audio_seconds, 3)})
+    else:
+        print(transcript.text)
+    return 0

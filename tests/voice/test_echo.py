@@ -1,0 +1,83 @@
+"""Her own voice is never taken for the user's: her espeak-ng speech played into the capture
+path (scaled, delayed, with room noise) goes through the EchoCanceller and the Listener."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion_desktop.voice.audio import SAMPLE_RATE
+from tests.voice.sounds import chunks, needs_espeak, needs_voice, room, silence, speak
+
+pytestmark = [needs_voice, needs_espeak]
+
+HER = ("Of course! I remember you told me about your trip to the mountains last week. "
+       "How was the weather up there?")
+USER = "Wait, stop, I need to tell you something important."
+
+
+@pytest.fixture(scope="module")
+def her_voice() -> np.ndarray:
+    return speak(HER, "en+f3")
+
+
+def microphone(her: np.ndarray, delay_s: float, gain: float, seed: int = 0) -> np.ndarray:
+    """What the microphone hears while she plays ``her``: her voice after ``delay_s``,
+    scaled by ``gain``, in a quiet room, then 1 s more."""
+    delay = int(delay_s * SAMPLE_RATE)
+    mic = silence(delay_s + her.size / SAMPLE_RATE + 1.0)
+    mic[delay:delay + her.size] += gain * her
+    return room(mic, seed)
+
+
+def listen(mic: np.ndarray, her: np.ndarray | None, echo=True, user_at: float | None = None):
+    from companion_desktop.voice.echo import EchoCanceller
+    from companion_desktop.voice.listener import HearingOptions, Listener
+    from companion_desktop.voice.vad import SpeechDetector
+
+    canceller = EchoCanceller() if echo else None
+    lst = Listener(HearingOptions(), SpeechDetector(), canceller)
+    events = []
+    if canceller is not None and her is not None:
+        canceller.play(her)  # handed to the audio output at the start of the capture
+    for piece in chunks(mic, seed=5):
+        events.extend(e for e in lst.feed(piece) if e.kind != "level")
+    return events, canceller
+
+
+@pytest.mark.parametrize("delay_s,gain", [(0.03, 0.9), (0.12, 0.5), (0.24, 0.25)])
+def test_her_own_playback_is_never_heard(her_voice, delay_s, gain):
+    mic = microphone(her_voice, delay_s, gain, seed=int(delay_s * 100))
+    without, _ = listen(mic, her_voice, echo=False)
+    assert "speech_started" in [e.kind for e in without]  # the microphone does hear her
+    events, canceller = listen(mic, her_voice)
+    assert events == []
+    assert canceller is not None and not canceller.playing  # her echo is over
+
+
+def test_the_user_talking_over_her_is_heard_and_recognised(her_voice, whisper):
+    mic = microphone(her_voice, 0.1, 0.5, seed=9)
+    user = speak(USER, "en-us")
+    at = int(2.0 * SAMPLE_RATE)
+    mic[at:at + user.size] += 0.5 * user[: mic.size - at]
+    events, _ = listen(mic, her_voice)
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "speech_started"  # barge-in: the app stops her voice here
+    assert 2.0 < events[0].position / SAMPLE_RATE < 3.0  # within a second of their first word
+    utterance = next(e for e in events if e.kind == "utterance")
+    heard = whisper.transcribe(utterance.audio, "en").text.lower()
+    assert "important" in heard and "mountains" not in heard
+
+
+def test_stop_drops_what_was_queued(her_voice):
+    from companion_desktop.voice.echo import EchoCanceller
+
+    canceller = EchoCanceller()
+    canceller.play(her_voice)
+    canceller.clean(silence(0.5))
+    assert canceller.playing
+    canceller.stop()  # barge-in: her audio output is cut now
+    canceller.clean(silence(0.4))  # longer than the echo can take to arrive
+    assert not canceller.playing
+    quiet = room(silence(1.0), noise=0.01)
+    assert np.allclose(canceller.clean(quiet), quiet)  # nothing left to take out

@@ -1,0 +1,118 @@
+"""Hearing with real audio: espeak-ng utterances through the Listener in capture-sized pieces,
+the real voice activity model, the real local Whisper model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion_desktop.voice.audio import SAMPLE_RATE
+from tests.voice.sounds import chunks, needs_espeak, needs_voice, room, silence, speak
+
+pytestmark = [needs_voice, needs_espeak]
+
+ASK = "Please remind me to water the plants tomorrow morning."
+TRIP = "We drove to the seaside and watched the boats all afternoon."
+
+
+def listener(**options):
+    from companion_desktop.voice.listener import HearingOptions, Listener
+    from companion_desktop.voice.vad import SpeechDetector
+
+    return Listener(HearingOptions(**options), SpeechDetector())
+
+
+def hear(lst, samples: np.ndarray, seed: int = 0) -> list:
+    events = []
+    for piece in chunks(samples, seed):
+        events.extend(lst.feed(piece))
+    return [e for e in events if e.kind != "level"]
+
+
+def words(text: str) -> set[str]:
+    return {w.strip(".,!?").lower() for w in text.split()}
+
+
+def test_hands_free_hears_an_utterance_and_whisper_recognises_it(whisper):
+    speech = speak(ASK)
+    events = hear(listener(), room(np.concatenate([silence(1.0), speech, silence(1.5)])))
+    assert [e.kind for e in events] == ["speech_started", "utterance"]
+    started, utterance = events
+    assert 1.0 < started.position / SAMPLE_RATE < 1.0 + 0.6  # soon after the speech began
+    # the whole utterance with a short pre-roll, not the silence around it
+    assert speech.size / SAMPLE_RATE <= utterance.seconds <= speech.size / SAMPLE_RATE + 0.8
+    heard = whisper.transcribe(utterance.audio, "en")
+    assert {"remind", "water", "plants", "tomorrow"} <= words(heard.text)
+    assert heard.backend == "local" and heard.language == "en"
+
+
+def test_two_utterances_with_a_pause_between_are_two_turns(whisper):
+    audio = np.concatenate([silence(0.5), speak(ASK), silence(1.2), speak(TRIP), silence(1.0)])
+    events = hear(listener(silence_s=0.7), room(audio), seed=3)
+    utterances = [e for e in events if e.kind == "utterance"]
+    assert [e.kind for e in events].count("speech_started") == 2 and len(utterances) == 2
+    assert "plants" in words(whisper.transcribe(utterances[0].audio, "en").text)
+    assert "seaside" in words(whisper.transcribe(utterances[1].audio, "en").text)
+
+
+@pytest.mark.parametrize("kind", ["silence", "room", "white", "hum"])
+def test_silence_and_noise_are_no_utterance(kind):
+    rng = np.random.default_rng(7)
+    t = np.arange(6 * SAMPLE_RATE) / SAMPLE_RATE
+    audio = {
+        "silence": silence(6.0),
+        "room": room(silence(6.0), noise=0.003),
+        "white": (rng.standard_normal(t.size) * 0.08).astype(np.float32),
+        "hum": (0.1 * np.sin(2 * np.pi * 50 * t) + 0.05 * np.sin(2 * np.pi * 150 * t)
+                ).astype(np.float32),
+    }[kind]
+    for sensitivity in (0.5, 1.0):
+        assert hear(listener(sensitivity=sensitivity), audio) == []
+
+
+def test_an_utterance_is_cut_at_the_maximum_length():
+    long = np.concatenate([speak(ASK), speak(TRIP), speak(ASK)])
+    events = hear(listener(max_s=2.0), np.concatenate([silence(0.5), long, silence(1.0)]))
+    first = next(e for e in events if e.kind == "utterance")
+    assert 1.9 <= first.seconds <= 2.1
+
+
+def test_level_events_come_at_most_twenty_a_second():
+    lst = listener()
+    events = []
+    for piece in chunks(room(silence(3.0), noise=0.05)):
+        events.extend(lst.feed(piece))
+    levels = [e for e in events if e.kind == "level"]
+    assert 10 <= len(levels) / 3.0 <= 20
+    assert all(0.02 < e.rms < 0.08 for e in levels)
+
+
+def test_push_to_talk_hears_from_press_to_release_trimmed(whisper):
+    speech = speak(TRIP)
+    lst = listener(mode="push_to_talk")
+    assert hear(lst, room(np.concatenate([silence(0.5), speech]))) == []  # not pressed: deaf
+    assert [e.kind for e in lst.press()] == ["speech_started"]
+    assert hear(lst, room(np.concatenate([silence(1.5), speech, silence(1.5)]))) == []
+    (utterance,) = lst.release()
+    assert utterance.kind == "utterance"
+    # 1.5 s of silence each side trimmed to the 0.3 s kept around speech
+    assert utterance.seconds < speech.size / SAMPLE_RATE + 1.0
+    assert {"seaside", "afternoon"} <= words(whisper.transcribe(utterance.audio, "en").text)
+    assert lst.release() == []  # released already
+
+
+def test_push_to_talk_without_speech_is_discarded():
+    lst = listener(mode="push_to_talk")
+    lst.press()
+    hear(lst, room(silence(2.0)))
+    (event,) = lst.release()
+    assert event.kind == "discarded" and event.reason == "no speech"
+
+
+def test_options_are_clamped_and_sensitivity_sets_the_threshold():
+    from companion_desktop.voice.listener import HearingOptions
+
+    odd = HearingOptions(mode="shout", sensitivity=7, silence_s=-1, max_s=float("nan"))
+    assert (odd.mode, odd.sensitivity, odd.silence_s, odd.max_s) == ("hands_free", 1.0, 0.2, 30.0)
+    assert HearingOptions(sensitivity=0.0).threshold > HearingOptions().threshold > \
+        HearingOptions(sensitivity=1.0).threshold
