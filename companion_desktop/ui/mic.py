@@ -195,6 +195,7 @@ class FileSource(AudioSource):
         self.live = live
         self.chunk_size = RATE * chunk_ms // 1000
         self._queue: deque[np.ndarray] = deque()
+        self.played = 0  # samples emitted so far (the capture timeline)
         self._timer = QTimer(self, interval=max(1, round(chunk_ms / self.speed)),
                              timeout=self._tick)
         if samples is not None:
@@ -219,6 +220,18 @@ class FileSource(AudioSource):
         for start in range(0, data.size, self.chunk_size):
             self._queue.append(data[start:start + self.chunk_size])
 
+    def mix(self, samples: np.ndarray, delay_s: float = 0.0, gain: float = 1.0) -> None:
+        """Add ``samples`` to what is still to play, ``delay_s`` from now (two sounds in one
+        room: her voice from the speakers and the user talking over it)."""
+        data = np.asarray(samples, dtype=np.float32).reshape(-1) * gain
+        queued = np.concatenate(list(self._queue)) if self._queue else np.zeros(0, np.float32)
+        start = round(delay_s * RATE)
+        total = np.zeros(max(queued.size, start + data.size), np.float32)
+        total[:queued.size] = queued
+        total[start:start + data.size] += data
+        self._queue.clear()
+        self.feed(np.clip(total, -1.0, 1.0))
+
     def start(self) -> bool:
         self._timer.start()
         return True
@@ -227,10 +240,10 @@ class FileSource(AudioSource):
         self._timer.stop()
 
     def _tick(self) -> None:
-        if self._queue:
-            self.chunk.emit(self._queue.popleft())
-        elif self.live:
-            self.chunk.emit(np.zeros(self.chunk_size, dtype=np.float32))
+        if self._queue or self.live:
+            chunk = self._queue.popleft() if self._queue else np.zeros(self.chunk_size, np.float32)
+            self.played += chunk.size
+            self.chunk.emit(chunk)
         else:
             self.stop()
             self.ended.emit()

@@ -11,8 +11,9 @@ first time assembled with progress) as soon as a mode is turned on.
 Signals: ``changed`` (settings applied), ``state_changed(state)`` with :data:`STATES`; ``level(rms 0..1)`` while open;
 ``speech_started`` (the barge-in trigger); ``heard(text)``; ``problem(message)`` for the
 user (no microphone, a device gone, a missing or damaged model, a server error);
-``progress(text)`` while the model is prepared. ``her_voice(samples)`` registers what
-she plays so the echo canceller removes it from what is heard.
+``progress(text)`` while the model is prepared ("" once it is ready).
+``her_voice(samples)`` registers what she plays, so the echo canceller removes it from
+what is heard.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from PySide6.QtCore import QObject, Signal
 
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.errors import StorageError
-from companion_desktop.storage.settings import HEARING_KEY_ID, HearingSettings, load_settings
+from companion_desktop.storage.settings import HearingSettings, load_settings
 from companion_desktop.ui.background import run_in_background
 
 if TYPE_CHECKING:
@@ -58,12 +59,10 @@ def make_transcriber(settings: HearingSettings, cache_dir: Path,
             raise SttError("Set the speech-to-text server's address in Settings > Voice.")
         import httpx
 
-        from companion_desktop.llm import keys
-        from companion_desktop.llm.transcription import RemoteTranscriber
+        from companion_desktop.llm.transcription import RemoteTranscriber, transcription_key
 
         client = httpx.Client(timeout=httpx.Timeout(60.0, connect=5.0))
-        return RemoteTranscriber(settings.base_url, settings.model,
-                                 keys.get_key(HEARING_KEY_ID), client)
+        return RemoteTranscriber(settings.base_url, settings.model, transcription_key(), client)
     missing = missing_packages()
     if missing:
         raise SttError(missing)
@@ -162,8 +161,8 @@ class Hearing(QObject):
         if self.mode != "push_to_talk" or (self.source is not None and self.source.active):
             return
         if self._open():
-            self.listener.press()
             self._set_state("hearing")
+            self._handle(self.listener.press())  # speech_started: she stops talking
 
     def release(self) -> None:
         """It came up: what was said is recognised and the microphone closes."""
@@ -181,6 +180,11 @@ class Hearing(QObject):
         """She starts playing ``samples`` (float32 16 kHz): heard back, they are removed."""
         if self.echo is not None:
             self.echo.play(np.asarray(samples, dtype=np.float32))
+
+    def her_voice_stopped(self) -> None:
+        """Her playback was cut off (barge-in): the rest of it will not be heard."""
+        if self.echo is not None:
+            self.echo.stop()
 
     # ------------------------------------------------------------ source
     def _make_listener(self) -> bool:
@@ -279,7 +283,8 @@ class Hearing(QObject):
         if self._transcriber is not None or self.settings.backend != "local":
             return
         settings = self.settings
-        run_in_background(self, lambda: self._recogniser(settings), lambda _t: None,
+        run_in_background(self, lambda: self._recogniser(settings),
+                          lambda _t: self.progress.emit(""),
                           lambda error: self._recognition_failed(self._generation, error))
 
     def _recogniser(self, settings: HearingSettings) -> object:
@@ -287,10 +292,16 @@ class Hearing(QObject):
         key = _recogniser_key(settings)
         with self._lock:
             if self._transcriber is None or self._made_for != key:
-                report = lambda fraction, text: self.progress.emit(text)  # noqa: E731
-                self._transcriber = make_transcriber(settings, self.cache_dir, report)
+                self._transcriber = make_transcriber(settings, self.cache_dir, self._report)
                 self._made_for = key
             return self._transcriber
+
+    def _report(self, _fraction: float, text: str) -> None:
+        """The model's first-time preparation (a pool thread; the signal crosses over)."""
+        try:
+            self.progress.emit(text)
+        except RuntimeError:  # this object is gone (quitting): nobody to tell
+            pass
 
     def _next(self) -> None:
         if self._recognising or not self._queue:

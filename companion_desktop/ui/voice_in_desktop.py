@@ -52,6 +52,7 @@ class DesktopHearing(QObject):
         """The user began to speak: her voice stops now."""
         if self.voice.speaking or self.voice.voice.busy:
             self.voice.stop()
+            self.hearing.her_voice_stopped()
             self.barged_in += 1
 
     def show_mode(self) -> None:

@@ -127,6 +127,10 @@ class ListenLine(QFrame):
         self._set(message, "error")
         self.meter.hide()
 
+    def show_message(self, text: str) -> None:
+        self._set(text, "")
+        self.meter.hide()
+
     def show_level(self, rms: float) -> None:
         self.meter.setValue(max(0, min(100, round(300 * rms))))
 
@@ -142,7 +146,8 @@ class ListenLine(QFrame):
 def key_of(name: str) -> int | None:
     """The Qt key of a key name ("F9"), None when it names none."""
     sequence = QKeySequence(name)
-    return sequence[0].key().value if sequence.count() else None
+    key = sequence[0].key() if sequence.count() else Qt.Key.Key_unknown
+    return None if key == Qt.Key.Key_unknown else key.value
 
 
 class PushToTalkKey(QObject):
@@ -181,7 +186,7 @@ class ChatHearing(QObject):
         hearing.state_changed.connect(self._state)
         hearing.level.connect(self.line.show_level)
         hearing.problem.connect(self.line.show_problem)
-        hearing.progress.connect(lambda text: self.line._set(text, ""))
+        hearing.progress.connect(self._progress)
         hearing.heard.connect(self.heard)
         hearing.changed.connect(self.show_mode)
         self.show_mode()
@@ -195,6 +200,15 @@ class ChatHearing(QObject):
         if self.line.property("kind") != "error" or state in ("listening", "hearing"):
             self.line.show_state(state)
         self.window.input.setProperty("listening", state in ("listening", "hearing"))
+
+    def _progress(self, text: str) -> None:
+        """The model's preparation ("" once ready); a problem on the line stays."""
+        if self.line.property("kind") == "error":
+            return
+        if text:
+            self.line.show_message(text)
+        else:
+            self.line.show_state(self.hearing.state)
 
     def heard(self, text: str) -> None:
         """A recognised utterance: a turn, as if typed (after stopping a running one)."""

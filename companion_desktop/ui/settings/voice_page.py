@@ -33,7 +33,8 @@ from companion_desktop.storage.settings import (
     save_settings,
 )
 from companion_desktop.ui.background import run_in_background
-from companion_desktop.ui.settings.key_field import SAVED_KEY, KeyField
+from companion_desktop.ui.settings.hearing_section import HearingSection, key_state
+from companion_desktop.ui.settings.key_field import KeyField
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form, status
 from companion_desktop.ui.switch import Switch
 from companion_desktop.ui.voice import BoundVoice, VoiceOut
@@ -57,11 +58,8 @@ def list_voices(settings: VoiceSettings, api_key: str | None) -> list[Voice]:
         return BoundVoice.from_settings(settings, api_key, client).voices()
 
 
-def describe_key(saved: bool) -> str:
-    """The voice key's state line (``saved``: a key is stored)."""
-    if keys.env_key(VOICE_KEY_ID) is not None:
-        return f"Using the key from {keys.env_var(VOICE_KEY_ID)}."
-    return SAVED_KEY if saved else "Only if the server needs one; it is kept in the system keyring."
+#: The voice key's state line (``saved``: a key is stored).
+describe_key = key_state(VOICE_KEY_ID)
 
 
 class VoicePage(QWidget):
@@ -103,6 +101,8 @@ class VoicePage(QWidget):
         form.addRow("", try_box)
         name_labels(form)
         layout.addLayout(form)
+        self.hearing = HearingSection(service)  # how she listens (ui.settings.hearing_section)
+        layout.addWidget(self.hearing)
         layout.addStretch(1)
         self.try_status.hide()
         self.backend.currentIndexChanged.connect(self._backend_changed)
@@ -270,6 +270,7 @@ class VoicePage(QWidget):
         problem = self.key_field.problem() if self.backend_id == "openai" else None
         if problem:
             raise SettingsProblem(f"Voice: {problem}")
+        self.hearing.check()
 
     def apply(self) -> None:
         """Store a typed key, then the settings. SettingsProblem on failure."""
@@ -282,3 +283,4 @@ class VoicePage(QWidget):
         with self.service.db.session() as session:
             save_settings(session, settings)
         self.saved = settings
+        self.hearing.apply()

@@ -1,0 +1,164 @@
+"""Settings > Voice > Hearing, and her hearing's faults in the chat window: no microphone
+(this machine has none), a source that fails, a server that refuses; typing goes on."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from pydantic import ValidationError
+from PySide6.QtCore import Qt
+
+from companion_desktop.llm import keys
+from companion_desktop.storage.settings import (
+    HEARING_KEY_ID,
+    HearingSettings,
+    load_settings,
+    save_settings,
+)
+from companion_desktop.ui.mic import NO_MICROPHONE, microphones
+from companion_desktop.ui.settings.llm_page import SettingsProblem
+from tests.llm.provider_server import JsonReply, ProviderServer
+from tests.llm.wire_formats import openai_error
+from tests.ui.hearing_fixtures import (  # noqa: F401 - fixture
+    SAY,
+    listen_to_file,
+    model_cache,
+    needs_voice,
+    save_hearing,
+    silence,
+    spoken,
+)
+from tests.ui.scripted_provider import Script
+
+pytestmark = [pytest.mark.qt, pytest.mark.skipif(not os.environ.get("DISPLAY"),
+                                                 reason="needs an X display (Xvfb)")]
+
+
+def stored(service) -> HearingSettings:  # noqa: ANN001
+    with service.db.read_session() as session:
+        return load_settings(session, HearingSettings)
+
+
+def test_hearing_settings_round_trip_and_refuse_bad_values(service):
+    assert stored(service) == HearingSettings()
+    assert (HearingSettings().mode, HearingSettings().silence_s, HearingSettings().ptt_key) \
+        == ("off", 0.7, "F9")
+    chosen = HearingSettings(mode="hands_free", device_id="ab12", sensitivity=0.8,
+                             silence_s=1.2, max_s=12, backend="server",
+                             base_url="http://127.0.0.1:9/v1", model="whisper-x", language="de",
+                             ptt_key="F8")
+    with service.db.session() as session:
+        save_settings(session, chosen)
+    assert stored(service) == chosen
+    for bad in ({"mode": "always"}, {"sensitivity": 1.5}, {"silence_s": 0}, {"language": "german"}):
+        with pytest.raises(ValidationError):
+            HearingSettings(**bad)
+
+
+@pytest.fixture
+def section(qtbot, service):
+    from companion_desktop.ui.settings.hearing_section import HearingSection
+
+    widget = HearingSection(service)
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    yield widget
+    widget.stop_meter()
+
+
+def test_the_section_without_a_microphone_says_so_and_still_saves(section, service, tmp_path):
+    assert microphones() == []  # Xvfb: no audio input at all
+    assert not section.device.isEnabled() and section.device.currentText() == "No microphone found"
+    assert section.mic_status.text() == NO_MICROPHONE and section.mic_status.isVisible()
+    assert section.meter_source is None and not section.meter.isVisible()
+    section.mode.setCurrentIndex(section.mode.findData("push_to_talk"))
+    section.silence.setValue(1.0)
+    section.language.setCurrentIndex(section.language.findData("en"))
+    section.check()
+    section.apply()
+    saved = stored(service)
+    assert (saved.mode, saved.silence_s, saved.language) == ("push_to_talk", 1.0, "en")
+    assert section.grab().save(str(tmp_path / "hearing.png"))
+
+
+def test_the_server_key_goes_to_the_keyring_never_the_database(section, service, memory_keyring):
+    section.backend.setCurrentIndex(section.backend.findData("server"))
+    assert section.base_url.isVisibleTo(section)
+    section.base_url.setText("http://127.0.0.1:9/v1")
+    section.key_field.key.setText("sk-hearing-secret-123")
+    section.apply()
+    assert memory_keyring.store[(keys.SERVICE, HEARING_KEY_ID)] == "sk-hearing-secret-123"
+    with service.db.read_session() as session:
+        from companion_desktop.storage.models import SettingsRow
+
+        rows = [str(row.data) for row in session.query(SettingsRow).all()]
+    assert rows and not any("sk-hearing-secret" in row for row in rows)
+    assert stored(service).backend == "server"
+
+
+def test_bad_input_is_named_and_nothing_is_saved(section, service):
+    section.mode.setCurrentIndex(section.mode.findData("hands_free"))
+    section.language.setEditText("klingon!")
+    with pytest.raises(SettingsProblem, match="language code"):
+        section.apply()
+    section.language.setCurrentIndex(0)
+    section.backend.setCurrentIndex(section.backend.findData("server"))
+    section.base_url.setText("ftp://nowhere")
+    with pytest.raises(SettingsProblem, match="http://"):
+        section.apply()
+    assert stored(service) == HearingSettings()
+
+
+def test_no_microphone_in_the_chat_window_is_said_and_typing_works(qtbot, chat, server):
+    assert chat.mic_button.isHidden() and not chat.listen_line.isVisible()  # off by default
+    save_hearing(chat.service, mode="hands_free")
+    chat.settings_saved()
+    assert chat.mic_button.isVisible()
+    qtbot.waitUntil(lambda: chat.listen_line.text == NO_MICROPHONE, timeout=5000)
+    assert chat.listen_line.property("kind") == "error"
+    assert chat.hearing.source is None and chat.hearing.state == "paused"
+    server.scripts.append(Script(["Typed reply."]))
+    chat.input.setPlainText("typed anyway")
+    chat.submit(chat.input.toPlainText())
+    qtbot.waitUntil(lambda: not chat.busy and chat.pending is None, timeout=15000)
+    assert any("Typed reply." in bubble.text() for bubble in chat.transcript.bubbles())
+
+
+def test_push_to_talk_without_a_microphone(qtbot, chat):
+    save_hearing(chat.service, mode="push_to_talk")
+    chat.hearing.reload()
+    assert chat.mic_button.isVisible() and "F9" in chat.mic_button.toolTip()
+    qtbot.mousePress(chat.mic_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: chat.listen_line.text == NO_MICROPHONE, timeout=5000)
+    qtbot.mouseRelease(chat.mic_button, Qt.MouseButton.LeftButton)
+    assert chat.hearing.state == "ready" and chat.hearing.source is None
+
+
+def test_a_source_that_fails_closes_and_says_why(qtbot, chat, tmp_path, model_cache):
+    source = listen_to_file(chat.hearing, model_cache)
+    save_hearing(chat.service, mode="hands_free")
+    chat.hearing.reload()
+    assert chat.hearing.state == "listening" and source.active
+    source.failed.emit("The microphone was disconnected; she stopped listening.")
+    assert not source.active and chat.hearing.state == "paused"
+    assert "disconnected" in chat.listen_line.text
+
+
+@needs_voice
+def test_a_refusing_transcription_server_is_shown_and_no_turn_runs(qtbot, chat, server, tmp_path,
+                                                                    model_cache):
+    with ProviderServer() as stt:
+        stt.on("POST", "/v1/audio/transcriptions",
+               JsonReply(openai_error("model overloaded"), status=503))
+        source = listen_to_file(chat.hearing, model_cache)
+        save_hearing(chat.service, mode="hands_free", backend="server", base_url=stt.url + "/v1")
+        chat.hearing.reload()
+        source.feed(spoken(SAY, tmp_path))
+        qtbot.waitUntil(lambda: chat.listen_line.property("kind") == "error", timeout=30000)
+        assert stt.requests_to("/v1/audio/transcriptions")
+    assert "503" in chat.listen_line.text or "overloaded" in chat.listen_line.text
+    assert not chat.busy and chat.pending is None and server.server.requests == []
+    assert chat.hearing.state == "listening"  # still listening for the next try
+    source.feed(silence(0.2))
