@@ -101,25 +101,30 @@ class RemoteTranscriber:
     def _status_message(self, response: httpx.Response) -> str:
         status = response.status_code
         detail = provider_detail(response.content[:4000], self.api_key)
-        said = f" It said: {detail}" if detail else ""
-        server = "The speech-to-text server"
         if 300 <= status < 400:
             target = redirect_target(self.base_url, response.headers.get("location"),
                                      self.api_key)
-            text = (f"{server} tried to send the recording to {target or 'elsewhere'} "
-                    f"({status}); redirects are not followed, so nothing was sent there. If "
-                    f"that address is right, set it in {SETTINGS_PAGE}.")
-        elif status in (401, 403):
-            text = f"{server} refused the API key ({status}). Check it in {SETTINGS_PAGE}.{said}"
-        elif status == 404:
-            text = (f"{server} has no {self.base_url}/audio/transcriptions or no model "
-                    f"\"{self.model}\" (404). Check the address and model in {SETTINGS_PAGE}.")
-        elif status == 413:
-            text = f"{server} refused the recording as too large (413).{said}"
-        elif status == 429:
-            text = f"{server} is rate-limiting requests (429); try again later.{said}"
-        elif status >= 500:
-            text = f"{server} had an error ({status}); try again later.{said}"
-        else:
-            text = f"{server} rejected the recording ({status}).{said}"
+            text = (f"The speech-to-text server tried to send the recording to "
+                    f"{target or 'elsewhere'} ({status}); redirects are not followed, so "
+                    f"nothing was sent there. If that address is right, set it in "
+                    f"{SETTINGS_PAGE}.")
+            return redact(text, self.api_key)
+        kind = "server" if status >= 500 else status if status in _STATUS_TEXT else "other"
+        text = "The speech-to-text server " + _STATUS_TEXT[kind].format(
+            status=status, page=SETTINGS_PAGE, url=self.base_url, model=self.model)
+        if detail and status != 404:
+            text += f" It said: {detail}"
         return redact(text, self.api_key)
+
+
+#: What a refusal means, by status ("server": any 5xx, "other": the rest).
+_STATUS_TEXT: dict[int | str, str] = {
+    401: "refused the API key ({status}). Check it in {page}.",
+    403: "refused the API key ({status}). Check it in {page}.",
+    404: "has no {url}/audio/transcriptions or no model \"{model}\" ({status}). Check the "
+         "address and model in {page}.",
+    413: "refused the recording as too large ({status}).",
+    429: "is rate-limiting requests ({status}); try again later.",
+    "server": "had an error ({status}); try again later.",
+    "other": "rejected the recording ({status}).",
+}

@@ -1,0 +1,76 @@
+"""``companion-desktop transcribe``: the real command on real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from companion_desktop.voice.audio import SAMPLE_RATE, wav_bytes
+from tests.voice.sounds import needs_espeak, needs_voice, silence, speak
+
+pytestmark = [needs_voice, needs_espeak]
+ROOT = Path(__file__).resolve().parents[2]
+TEXT = "Could you tell me a story about dragons and castles?"
+
+
+def transcribe(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "companion_desktop", "--data-dir",
+                           str(data_dir), "transcribe", *args], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=ROOT)
+
+
+def test_a_wav_file_prints_its_text_and_json(voice_data, tmp_path):
+    path = tmp_path / "ask.wav"
+    path.write_bytes(wav_bytes(np.concatenate([silence(0.3), speak(TEXT), silence(0.3)])))
+    done = transcribe(voice_data["data_dir"], str(path))
+    assert done.returncode == 0, done.stderr
+    assert "dragons" in done.stdout.lower() and "castles" in done.stdout.lower()
+    done = transcribe(voice_data["data_dir"], str(path), "--json", "--language", "en")
+    reply = json.loads(done.stdout)
+    assert set(reply) >= {"text", "language", "seconds", "backend"}
+    assert reply["language"] == "en" and reply["backend"] == "local" and reply["seconds"] > 0
+    assert "dragons" in reply["text"].lower()
+    assert not (voice_data["data_dir"] / "companion.sqlite3").exists()  # no database made
+
+
+def test_flac_and_mp3_go_through_the_decoder(voice_data, tmp_path):
+    import av
+
+    samples = (np.concatenate([speak(TEXT), silence(0.3)]) * 32767).astype(np.int16)
+    for suffix, codec in ((".flac", "flac"), (".mp3", "libmp3lame")):
+        path = tmp_path / f"ask{suffix}"
+        with av.open(str(path), "w") as out:
+            stream = out.add_stream(codec, rate=SAMPLE_RATE, layout="mono")
+            stream.bit_rate = 64000  # lame's default at 16 kHz (24 kbit/s) garbles espeak
+            frame = av.AudioFrame.from_ndarray(samples[None, :], format="s16", layout="mono")
+            frame.sample_rate = SAMPLE_RATE
+            for packet in stream.encode(frame):
+                out.mux(packet)
+            for packet in stream.encode(None):
+                out.mux(packet)
+        done = transcribe(voice_data["data_dir"], str(path), "--json")
+        assert done.returncode == 0, done.stderr
+        assert "dragons" in json.loads(done.stdout)["text"].lower()
+
+
+def test_unreadable_files_are_a_clear_message_and_exit_1(voice_data, tmp_path):
+    junk = tmp_path / "song.mp3"
+    junk.write_bytes(os.urandom(5000))
+    cases = {junk: "could not be decoded as audio", tmp_path / "gone.wav": "no such file",
+             tmp_path: "is a folder"}
+    for path, expected in cases.items():
+        done = transcribe(voice_data["data_dir"], str(path))
+        assert done.returncode == 1 and expected in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_server_backend_without_an_address_says_where_to_set_it(tmp_path):
+    path = tmp_path / "ask.wav"
+    path.write_bytes(wav_bytes(speak("hello")))
+    done = transcribe(tmp_path / "data", str(path), "--backend", "server")
+    assert done.returncode == 1 and "address" in done.stderr
