@@ -136,6 +136,19 @@ def test_push_to_talk_without_a_microphone(qtbot, chat):
     assert chat.hearing.state == "ready" and chat.hearing.source is None
 
 
+def test_the_push_to_talk_key_opens_and_closes_the_microphone(qtbot, chat, model_cache):
+    source = listen_to_file(chat.hearing, model_cache)
+    save_hearing(chat.service, mode="push_to_talk", ptt_key="F8")
+    chat.hearing.reload()
+    chat.input.setFocus()
+    qtbot.keyPress(chat.input, Qt.Key.Key_F8)
+    assert chat.hearing.state == "hearing" and source.active
+    qtbot.keyRelease(chat.input, Qt.Key.Key_F8)
+    assert chat.hearing.source is None and chat.hearing.state == "ready"
+    qtbot.keyPress(chat.input, Qt.Key.Key_F9)  # not the chosen key: nothing opens
+    assert chat.hearing.source is None
+
+
 def test_a_source_that_fails_closes_and_says_why(qtbot, chat, tmp_path, model_cache):
     source = listen_to_file(chat.hearing, model_cache)
     save_hearing(chat.service, mode="hands_free")
