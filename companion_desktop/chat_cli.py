@@ -124,7 +124,8 @@ def run_chat(args: argparse.Namespace, now: datetime, service: CompanionService)
                 if args.json:
                     emit({"error": str(error), "retryable": error.retryable})
                 else:
-                    print(f"companion-desktop: {terminal_text(str(error))}", file=sys.stderr)
+                    shown = terminal_text(str(error))
+                    print(f"companion-desktop: {shown}", file=sys.stderr)
                 return 1
             image = None  # the photo goes with the first message only
             if args.json:

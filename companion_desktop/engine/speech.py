@@ -216,13 +216,37 @@ def split_speech(visible: str) -> tuple[str, list[SpokenPart]]:
     return shown, result.spoken
 
 
+def calls_settled(text: str) -> bool:
+    """True when nothing written after ``text`` (from a new line on) can change how its
+    ``speak()`` calls read while streaming: the last one is closed by its bracket."""
+    last = None
+    for last in _CALL.finditer(text):
+        pass
+    if last is None:
+        return True
+    pos = last.end()
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    opener = text[pos] if pos < len(text) else ""
+    if opener in _QUOTES:
+        close, tail = _close_quote(text, pos + 1, _QUOTES[opener], len(text), _TAIL_STREAM)
+        return close >= 0 and tail is not None and tail.group(0).endswith(")")
+    return text.find(")", pos) >= 0
+
+
+def stream_shown(partial: str) -> str:
+    """The shown text of ``partial`` while streaming, before a trailing ``spe…`` is
+    hidden and ``speak(`` wrappers cleaned (the first step of speech_stream_text)."""
+    return "".join(_scan(partial, streaming=True).shown)
+
+
 def speech_stream_text(partial: str) -> str:
     """The text to show while a reply streams in: completed calls as their words, an
     unfinished trailing ``speak("abc`` as ``abc``, and a trailing ``spe``/``speak``
     (the start of a call that may be coming) hidden."""
     if not isinstance(partial, str):
         return ""
-    shown = "".join(_scan(partial, streaming=True).shown)
+    shown = stream_shown(partial)
     prefix = _STREAM_PREFIX.search(shown)
     if prefix is not None:
         shown = shown[:prefix.start()]

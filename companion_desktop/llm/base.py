@@ -7,15 +7,22 @@ system prompt travels separately because each wire format places it elsewhere.
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 Role = Literal["user", "assistant", "tool"]
 
 #: Image types every vision API accepts (anything else is converted before sending).
 WIRE_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+#: The longest reply kept, in characters (about 12 000 tokens): a model that never stops
+#: (a loop, a broken or hostile server) is cut here and the turn completes with that.
+MAX_REPLY_CHARS = 48_000
+
+log = logging.getLogger("companion_desktop.llm")
+Piece = TypeVar("Piece")
 
 
 @dataclass(frozen=True)
@@ -222,3 +229,26 @@ class Provider(Protocol):
     def test_connection(self) -> str:
         """A one-line description of what answered (raises LlmError when nothing did)."""
         ...
+
+
+def capped_reply(pieces: Iterable[Piece], limit: int = MAX_REPLY_CHARS) -> Iterator[Piece]:
+    """``pieces`` of a streamed reply (text, and tool calls) until the text reaches
+    ``limit`` characters: the piece that crosses it is cut there, nothing after it is
+    read, and the stream is closed (with it the connection)."""
+    stream = iter(pieces)
+    total = 0
+    try:
+        for piece in stream:
+            if isinstance(piece, str):
+                room = limit - total
+                if len(piece) >= room:
+                    if room > 0:
+                        yield piece[:room]  # type: ignore[misc]
+                    log.warning("the reply reached %d characters and was cut there", limit)
+                    return
+                total += len(piece)
+            yield piece
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
