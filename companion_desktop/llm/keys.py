@@ -1,9 +1,10 @@
 """API keys in the operating system's keyring (never in the database or logs).
 
 Service ``companion-desktop``, user name = the provider id (or ``voice`` for the speech
-server). One environment variable per purpose wins over the keyring when set:
-``COMPANION_API_KEY`` for the chat model, ``COMPANION_TTS_API_KEY`` for the speech
-server; neither is ever sent to the other. Without a usable keyring
+server, ``hearing`` for the transcription server). One environment variable per
+purpose wins over the keyring when set: ``COMPANION_API_KEY`` for the chat model,
+``COMPANION_TTS_API_KEY`` for the speech server, ``COMPANION_STT_API_KEY`` for the
+transcription server; none is ever sent to another. Without a usable keyring
 (no backend, the ``fail`` backend, or any keyring error) reading falls back to the
 environment and storing raises :class:`KeyStoreError`. No function here logs a key.
 """
@@ -26,8 +27,12 @@ ENV_VAR = "COMPANION_API_KEY"
 #: The keyring entry of the speech server's key (``storage.settings.VOICE_KEY_ID``).
 TTS_KEY_ID = "voice"
 TTS_ENV_VAR = "COMPANION_TTS_API_KEY"
-#: Keyring entries whose environment variable is not the chat model's.
-ENV_VARS = {TTS_KEY_ID: TTS_ENV_VAR}
+#: The transcription server's (``storage.settings.HEARING_KEY_ID``, ``llm.transcription``).
+STT_KEY_ID = "hearing"
+STT_ENV_VAR = "COMPANION_STT_API_KEY"
+#: Keyring entries whose environment variable is not the chat model's: every purpose
+#: other than the chat model is listed here, so none ever falls back to its key.
+ENV_VARS = {TTS_KEY_ID: TTS_ENV_VAR, STT_KEY_ID: STT_ENV_VAR}
 NO_KEYRING = f"No system keyring is available; set {ENV_VAR} instead."
 
 log = logging.getLogger("companion_desktop.llm.keys")

@@ -175,6 +175,9 @@ def test_each_purpose_has_its_own_variable(use_keyring, monkeypatch, speech_serv
     monkeypatch.setenv(keys.TTS_ENV_VAR, "sk-speech-key-5678")
     assert keys.env_var("anthropic") == "COMPANION_API_KEY"
     assert keys.env_var(keys.TTS_KEY_ID) == "COMPANION_TTS_API_KEY"
+    assert keys.env_var(keys.STT_KEY_ID) == "COMPANION_STT_API_KEY"
+    monkeypatch.delenv(keys.STT_ENV_VAR, raising=False)
+    assert keys.get_key(keys.STT_KEY_ID) is None  # the chat key is not the transcriber's
     assert keys.get_key("anthropic") == "sk-chat-model-key-1234"
     assert speak_once(speech_server)["authorization"] == "Bearer sk-speech-key-5678"
     monkeypatch.delenv(keys.TTS_ENV_VAR)
