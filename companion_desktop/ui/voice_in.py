@@ -296,10 +296,10 @@ class Hearing(QObject):
                 self._made_for = key
             return self._transcriber
 
-    def _report(self, _fraction: float, text: str) -> None:
+    def _report(self, fraction: float, text: str) -> None:
         """The model's first-time preparation (a pool thread; the signal crosses over)."""
         try:
-            self.progress.emit(text)
+            self.progress.emit(text if fraction < 1.0 else "")
         except RuntimeError:  # this object is gone (quitting): nobody to tell
             pass
 

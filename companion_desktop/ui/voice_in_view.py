@@ -17,12 +17,14 @@ from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-MIC_STYLE = """
-#micButton { background: #ffffff; border: 1px solid #e3d3ee; border-radius: 17px; padding: 0; }
+BUTTON_STYLE = """
+#micButton { background: #ffffff; border: 1px solid #e3d3ee; border-radius: RADIUSpx; padding: 0; }
 #micButton:hover { background: #f6ecfb; border-color: #c99ae0; }
 #micButton[state="listening"], #micButton[state="hearing"] { background: #f3dcfb;
   border: 2px solid #b46fd6; }
 #micButton[state="recognising"] { background: #f6ecfb; border: 2px dashed #b46fd6; }
+"""
+MIC_STYLE = """
 #listenLine QLabel { color: #7a3ea1; }
 #listenLine[kind="error"] QLabel { color: #a3263f; }
 #listenLevel { background: #efe2f6; border: none; border-radius: 3px; }
@@ -65,7 +67,7 @@ class MicButton(QPushButton):
     def __init__(self, size: int = 36, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("micButton")
-        self.setStyleSheet(MIC_STYLE)
+        self.setStyleSheet(BUTTON_STYLE.replace("RADIUS", str(size // 2 - 1)))
         self.setIcon(mic_icon(20))
         self.setIconSize(QSize(20, 20))
         self.setFixedSize(size, size)

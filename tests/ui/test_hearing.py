@@ -149,6 +149,20 @@ def test_the_push_to_talk_key_opens_and_closes_the_microphone(qtbot, chat, model
     assert chat.hearing.source is None
 
 
+@needs_voice
+def test_the_first_use_prepares_the_model_with_progress(qtbot, chat, tmp_path):
+    listen_to_file(chat.hearing, tmp_path / "fresh-cache")
+    shown: list[str] = []
+    chat.hearing.progress.connect(lambda text: shown.append(chat.listen_line.text))
+    save_hearing(chat.service, mode="hands_free")
+    chat.hearing.reload()
+    qtbot.waitUntil(lambda: any("%" in text for text in shown), timeout=30000)
+    assert "Preparing the speech model" in next(text for text in shown if "%" in text)
+    qtbot.waitUntil(lambda: chat.hearing._transcriber is not None, timeout=60000)
+    qtbot.waitUntil(lambda: chat.listen_line.text == "Listening…", timeout=5000)
+    assert (tmp_path / "fresh-cache" / "whisper-base" / "model.bin").is_file()
+
+
 def test_a_source_that_fails_closes_and_says_why(qtbot, chat, tmp_path, model_cache):
     source = listen_to_file(chat.hearing, model_cache)
     save_hearing(chat.service, mode="hands_free")
