@@ -249,7 +249,7 @@ def _avatar_section() -> None:
 
 
 #: ``bench --only`` choices, in the order a full run prints them.
-SECTIONS = ("turns", "memory", "media", "avatar", "peer", "cost")
+SECTIONS = ("turns", "memory", "media", "avatar", "peer", "cost", "voice")
 
 
 def parse_sections(only: list[str] | None) -> list[str]:
@@ -290,4 +290,8 @@ def run_bench(turns: int = 200, only: list[str] | None = None, peer_install: boo
             from companion_desktop.bench_cost import run_cost_bench
 
             run_cost_bench()
+        elif section == "voice":
+            from companion_desktop.bench_voice import run_voice_bench
+
+            run_voice_bench()
     return 0

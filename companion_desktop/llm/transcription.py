@@ -18,7 +18,13 @@ import numpy as np
 from companion_desktop.llm import keys
 from companion_desktop.llm.errors import provider_detail, redact, redirect_target
 from companion_desktop.voice.audio import SAMPLE_RATE, wav_bytes
-from companion_desktop.voice.stt import MIN_AUDIO_S, SttError, Transcript, as_samples, clean_language
+from companion_desktop.voice.stt import (
+    MIN_AUDIO_S,
+    SttError,
+    Transcript,
+    as_samples,
+    clean_language,
+)
 
 #: The keyring entry of the transcription server's key (``storage.settings.HEARING_KEY_ID``)
 #: and its environment variable.

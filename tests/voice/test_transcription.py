@@ -5,23 +5,23 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 import wave
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import httpx
 import numpy as np
 import pytest
 
+from companion_desktop.bench_voice import LocalServer
 from companion_desktop.llm.transcription import RemoteTranscriber
 from companion_desktop.voice.stt import SttError
 
 KEY = "sk-stt-SECRET-0123456789abcdef"
 
 
-class Server:
+class Server(LocalServer):
     """A transcription endpoint: ``reply`` (status, headers, body) is what it answers;
     ``requests`` what it was sent (headers and the parsed form)."""
 
@@ -46,13 +46,7 @@ class Server:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
 
 def parse_form(content_type: str, body: bytes) -> dict[str, tuple[str | None, str | None, bytes]]:
