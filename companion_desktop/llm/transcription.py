@@ -16,6 +16,7 @@ import httpx
 import numpy as np
 
 from companion_desktop.llm import keys
+from companion_desktop.llm.keys import STT_ENV_VAR, STT_KEY_ID  # noqa: F401 - re-exported
 from companion_desktop.llm.errors import provider_detail, redact, redirect_target
 from companion_desktop.voice.audio import SAMPLE_RATE, wav_bytes
 from companion_desktop.voice.stt import (
@@ -26,12 +27,6 @@ from companion_desktop.voice.stt import (
     clean_language,
 )
 
-#: The keyring entry of the transcription server's key (``storage.settings.HEARING_KEY_ID``)
-#: and its environment variable.
-STT_KEY_ID = "hearing"
-STT_ENV_VAR = "COMPANION_STT_API_KEY"
-# Its own variable: without this entry keys.get_key would fall back to the chat model's.
-keys.ENV_VARS.setdefault(STT_KEY_ID, STT_ENV_VAR)
 SETTINGS_PAGE = "Settings > Voice"
 #: The largest reply read, in bytes.
 MAX_REPLY_BYTES = 1024 * 1024
