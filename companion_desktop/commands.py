@@ -125,6 +125,12 @@ def cmd_backup(args: argparse.Namespace, now: datetime) -> int:
     return run_backup(args, now)
 
 
+def cmd_transcribe(args: argparse.Namespace, now: datetime) -> int:
+    from companion_desktop.transcribe_cli import run as run_transcribe
+
+    return run_transcribe(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "state": cmd_state,
     "relationship": cmd_relationship,
@@ -138,6 +144,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "export": cmd_export,
     "import": cmd_import,
     "backup": cmd_backup,
+    "transcribe": cmd_transcribe,
 }
 
 

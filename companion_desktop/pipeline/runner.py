@@ -26,14 +26,15 @@ from companion_desktop.engine.being_shown import being_shown_layer
 from companion_desktop.engine.character import CharacterState
 from companion_desktop.engine.context_window import memory_budget, retrieval_turns, truncate_history
 from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
-from companion_desktop.engine.parse import ParsedReply, parse_response, visible_stream_text
+from companion_desktop.engine.parse import ParsedReply, parse_response
 from companion_desktop.engine.prompt import PromptContext, build_extraction_prompt, build_system_prompt
 from companion_desktop.engine.reminder_phrases import natural_reminder
 from companion_desktop.engine.session_summary import summarize_session
-from companion_desktop.engine.speech import SpokenPart, speech_output_layer, speech_stream_text, split_speech
+from companion_desktop.engine.speech import SpokenPart, speech_output_layer, split_speech
 from companion_desktop.engine.state_updates import LlmSuggestion, sanitize_suggestion
+from companion_desktop.engine.stream_text import StreamText
 from companion_desktop.engine.turn import TurnOutcome
-from companion_desktop.llm.base import CancelToken, ChatMessage, ImagePart, LlmError, Provider
+from companion_desktop.llm.base import CancelToken, ChatMessage, ImagePart, LlmError, Provider, capped_reply
 from companion_desktop.pipeline.companion import CompanionService, DataReplaced
 from companion_desktop.pipeline.images import PreparedImage
 from companion_desktop.pipeline.memory import MemoryHooks, SimpleMemory, WorkingMemory
@@ -315,16 +316,21 @@ class TurnRunner:
         messages = [ChatMessage(role, content) for role, content in turn.history]  # type: ignore[arg-type]
         messages.append(ChatMessage("user", text, images=images))
 
-        def show(raw: str) -> None:
-            hooks.on_text(speech_stream_text(visible_stream_text(raw, name)))
+        view = StreamText(name)  # the shown text, kept up to date chunk by chunk
+        seen = 0
+
+        def show(raw: str) -> None:  # the tool rounds' reply so far; it only grows
+            nonlocal seen
+            piece, seen = raw[seen:], len(raw)
+            hooks.on_text(view.feed(piece))
 
         if turn.tools is not None:
             return tool_reply(self.provider, turn, messages, show, hooks, cancel)
-        raw = ""
-        for chunk in self.provider.stream_chat(turn.system, messages, cancel):
-            raw += chunk
-            show(raw)
-        return raw, []
+        pieces: list[str] = []
+        for chunk in capped_reply(self.provider.stream_chat(turn.system, messages, cancel)):
+            pieces.append(chunk)
+            hooks.on_text(view.feed(chunk))
+        return "".join(pieces), []
 
     def _suggestion(
         self, parsed: ParsedReply, text: str, state: CharacterState, cancel: CancelToken | None

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from companion_desktop.engine.tool_security import tool_security_text
 from companion_desktop.llm.base import (
+    MAX_REPLY_CHARS,
     CancelledError,
     CancelToken,
     ChatMessage,
@@ -32,6 +33,7 @@ from companion_desktop.llm.base import (
     ToolCall,
     ToolResult,
     ToolSpec,
+    capped_reply,
 )
 from companion_desktop.pipeline.tool_context import (  # noqa: F401 - specs_tokens re-exported
     fit_messages,
@@ -337,14 +339,16 @@ def _stream(
     on_text: Callable[[str], None] | None,
 ) -> tuple[str, list[ToolCall]]:
     """One request: this round's text (streamed to ``on_text`` with the earlier rounds'
-    texts before it) and the calls made."""
+    texts before it; the reply as a whole stops at MAX_REPLY_CHARS) and the calls made."""
+    before = "".join(f"{said}\n\n" for said in earlier)
     text = ""
     calls: list[ToolCall] = []
-    for item in provider.stream_round(system, messages, specs, cancel):
+    stream = provider.stream_round(system, messages, specs, cancel)
+    for item in capped_reply(stream, MAX_REPLY_CHARS - len(before)):
         if isinstance(item, ToolCall):
             calls.append(item)
         elif isinstance(item, str) and item:
             text += item
             if on_text is not None:
-                on_text("\n\n".join([*earlier, text]))
+                on_text(before + text)
     return text, calls

@@ -197,3 +197,16 @@ def test_a_server_error_is_printed_without_control_characters(server, tmp_path):
     proc = chat(tmp_path, *openai_args(server), "--message", "hello")
     assert proc.returncode == 1 and "503" in proc.stderr and "ZWNobyBoaQ==" in proc.stderr
     assert "\x1b" not in proc.stderr and "\x07" not in proc.stderr
+
+
+def test_an_endless_reply_is_cut_at_the_cap_and_the_turn_completes(server, tmp_path):
+    from companion_desktop.llm.base import MAX_REPLY_CHARS
+
+    words = "la la la, " * 30  # 300 characters an event; 120 000 in all
+    server.on("POST", "/v1/chat/completions", StreamReply(openai_stream([words] * 400)),
+              StreamReply(openai_stream(["Short and sweet.\n" + BLOCK])))
+    proc = chat(tmp_path, *openai_args(server), "--message", "sing", "--json")
+    assert proc.returncode == 0, proc.stderr
+    reply = json.loads(proc.stdout)["reply"]
+    assert reply.startswith("la la la") and len(reply) <= MAX_REPLY_CHARS
+    assert state(tmp_path)["totalInteractions"] == 1  # the turn was saved

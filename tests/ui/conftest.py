@@ -64,7 +64,8 @@ def _no_keys(monkeypatch):
     """
     import keyring.backends.fail
 
-    monkeypatch.delenv("COMPANION_API_KEY", raising=False)
+    for var in ("COMPANION_API_KEY", "COMPANION_TTS_API_KEY", "COMPANION_STT_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
     previous = keyring.core._keyring_backend
     keyring.set_keyring(keyring.backends.fail.Keyring())
     yield
