@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from companion_desktop import __version__
-
 
 class CliError(Exception):
     """A user-facing failure: printed as one line, exit status 1."""
@@ -38,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="companion-desktop",
         description="A desktop AI companion. With no command, opens the app.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    from companion_desktop.version import VersionAction  # the installed metadata, when asked
+
+    parser.add_argument("--version", action=VersionAction)
     parser.add_argument("--data-dir", metavar="DIR", help="folder for the database and files")
     parser.add_argument("--now", metavar="ISO-8601", help="use this time as the current time")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
