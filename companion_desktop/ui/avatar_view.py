@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QWidget
 
 from companion_desktop.avatar.render.camera import Camera, frame_camera
 from companion_desktop.ui.avatar_host import AvatarHost
+from companion_desktop.ui.overlay_geometry import fit_mask
 
 log = logging.getLogger(__name__)
 HEAD_RADIUS_FRACTION = 0.09  # of the view height: a tap this close to her head is "head"
@@ -208,8 +209,7 @@ class AvatarView(QWidget):
         pixels = self._pixels
         if pixels is None:
             return None
-        step = max(1, round(pixels.shape[0] / max(1, self.height())))
-        return pixels[::step, ::step, 3] > threshold
+        return fit_mask(pixels[:, :, 3], self.height(), self.width()) > threshold
 
     def cursor_shape(self) -> Qt.CursorShape:
         return Qt.CursorShape.OpenHandCursor

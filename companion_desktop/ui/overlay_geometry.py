@@ -4,10 +4,14 @@ A screen arrangement is the set of screen geometries (a laptop alone, the laptop
 plus a monitor, ...); the overlay keeps one position for each, so plugging a
 monitor in and out brings her back where she was on that setup. A position that
 would leave her mostly off every screen is pulled back onto the nearest one.
+
+Her picture has device pixels (the widget size times the screen's scale, 1.25 or 1.5 on
+many laptops); ``fit_mask`` brings its shape back to widget pixels for click-through.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QPoint, QRect
 
 MIN_VISIBLE = 0.5  # at least half of her window must be on a screen
@@ -52,3 +56,18 @@ def default_position(size: tuple[int, int], screen: QRect, margin: int = 24) -> 
     """Bottom-right corner of ``screen`` (the usual home of a desktop companion)."""
     width, height = size
     return QPoint(screen.right() - width - margin + 1, screen.bottom() - height - margin + 1)
+
+
+def fit_mask(mask: np.ndarray, height: int, width: int) -> np.ndarray:
+    """``mask`` (a 2-D array in device pixels) resampled to ``(height, width)`` widget pixels, nearest
+    pixel at the fractional scale: the same place at any scale, 125%/150%/175% included."""
+    rows = _nearest(mask.shape[0], height)
+    cols = _nearest(mask.shape[1], width)
+    return mask[rows[:, None], cols[None, :]]
+
+
+def _nearest(source: int, target: int) -> np.ndarray:
+    """For each of ``target`` cells, the index of the ``source`` cell under its centre."""
+    target = max(1, target)
+    centres = (np.arange(target) + 0.5) * (source / target)
+    return np.minimum(centres.astype(np.intp), max(0, source - 1))

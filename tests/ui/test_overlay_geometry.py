@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QRect
 
@@ -9,6 +16,7 @@ from companion_desktop.ui.overlay_geometry import (
     arrangement_key,
     bring_back,
     default_position,
+    fit_mask,
     visible_fraction,
 )
 
@@ -53,3 +61,47 @@ def test_window_above_the_top_comes_down():
 
 def test_default_position_is_bottom_right():
     assert default_position((300, 400), LAPTOP) == QPoint(1920 - 300 - 24, 1080 - 400 - 24)
+
+
+def test_fit_mask_keeps_the_shape_at_fractional_scales():
+    picture = np.zeros((450, 300), bool)  # a 200x300 widget at 150%
+    picture[:, 150:] = True  # she fills the right half
+    mask = fit_mask(picture, 300, 200)
+    assert mask.shape == (300, 200)
+    assert not mask[:, :100].any() and mask[:, 100:].all()
+
+
+SCALED_VIEW = """
+import json, sys
+import numpy as np
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv)
+from companion_desktop.ui.avatar_host import AvatarHost
+from companion_desktop.ui.avatar_view import AvatarView
+from companion_desktop.ui.overlay import mask_region
+view = AvatarView(AvatarHost())
+view.resize(200, 300)
+width, height = view.picture_size()
+pixels = np.zeros((height, width, 4), np.uint8)
+pixels[:, width // 2:, 3] = 255  # she fills the right half of her picture
+view.set_picture(pixels)
+mask = view.alpha_mask()
+rect = mask_region(mask).boundingRect()
+print(json.dumps({"ratio": view.devicePixelRatioF(), "picture": [width, height],
+                  "mask": list(mask.shape), "rect": [rect.x(), rect.y(), rect.width(), rect.height()]}))
+"""
+
+
+@pytest.mark.qt
+@pytest.mark.parametrize("scale", ["1.25", "1.5", "1.75"])
+def test_click_through_mask_matches_the_widget_at_fractional_scaling(scale):
+    """QT_SCALE_FACTOR must be set before Qt starts: a fresh process per scale."""
+    env = {**os.environ, "QT_SCALE_FACTOR": scale}
+    proc = subprocess.run([sys.executable, "-c", SCALED_VIEW], capture_output=True, text=True,
+                          env=env, timeout=60, cwd=Path(__file__).resolve().parents[2], check=False)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["ratio"] == pytest.approx(float(scale))
+    assert result["picture"] == [round(200 * float(scale)), round(300 * float(scale))]
+    assert result["mask"] == [300, 200]  # widget pixels, whatever the scale
+    assert result["rect"] == [100, 0, 100, 300]  # exactly her half: no more, no less
