@@ -39,12 +39,16 @@ class RelationshipSettings(SettingsSection):
 class DisplaySettings(SettingsSection):
     """Settings > Display: mood faces (resting face and flash), personalized moments, and
     ``yield_cpu``: the app runs at a lower CPU priority, so a language model on the same
-    computer keeps its speed (applied at start)."""
+    computer keeps its speed (applied at start). ``autostart``: an XDG autostart entry
+    starts her with the computer. ``start_hidden`` (read at start): "no" shows the chat
+    window, "overlay" only her overlay, "tray" nothing but the tray icon."""
 
     SECTION: ClassVar[str] = "display"
     mood_expressions: bool = True
     personalized_moments: bool = True
     yield_cpu: bool = True
+    autostart: bool = False
+    start_hidden: Literal["no", "overlay", "tray"] = "no"
 
 
 class LlmSettings(SettingsSection):

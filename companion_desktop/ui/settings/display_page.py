@@ -1,15 +1,22 @@
 """Settings > Display: her mood faces, personalized moments, the overlay's frame rate,
-and whether other programs (a local language model) go first for the CPU."""
+whether other programs (a local language model) go first for the CPU, and how the app
+starts: with the computer (an XDG autostart entry, Linux only) and what shows at start."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
+from companion_desktop import desktop_entry
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import AvatarSettings, DisplaySettings, load_settings, save_settings
-from companion_desktop.ui.settings.llm_page import name_labels, new_form
+from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form
 from companion_desktop.ui.switch import Switch
+
+
+#: Settings > Display > At start: the stored value and what the user reads.
+START_HIDDEN = (("no", "Show the chat window"), ("overlay", "Only her, on the desktop"),
+                ("tray", "Nothing: only the tray icon"))
 
 
 class DisplayPage(QWidget):
@@ -51,19 +58,52 @@ class DisplayPage(QWidget):
             "She runs at a lower priority, so a language model on this computer keeps its "
             "speed; she may move less smoothly while it works. Takes effect the next time the "
             "app starts.")
+        self._start_rows(form, display)
         name_labels(form)
         layout.addLayout(form)
         layout.addStretch(1)
+
+    def _start_rows(self, form, display: DisplaySettings) -> None:  # noqa: ANN001
+        supported = desktop_entry.autostart_supported()
+        self._autostart_was = display.autostart  # an entry this folder wrote, to remove
+        self.autostart = _switch(
+            form, "Start", "Start with my computer", "autostartSwitch",
+            display.autostart and supported,
+            "She starts when you log in." if supported else
+            "Not supported on this system yet: only Linux desktops for now.")
+        self.autostart.setEnabled(supported)
+        self.start_hidden = QComboBox(objectName="startHiddenCombo")
+        for value, text in START_HIDDEN:
+            self.start_hidden.addItem(text, value)
+        self.start_hidden.setCurrentIndex(self.start_hidden.findData(display.start_hidden))
+        column = QVBoxLayout()
+        column.addWidget(self.start_hidden)
+        column.addWidget(QLabel("What shows when the app starts. Hidden, she is one click "
+                                "away on the tray icon.", objectName="pageHint", wordWrap=True))
+        form.addRow("At start", column)
 
     def check(self) -> None:
         """Nothing on this page can be invalid."""
 
     def apply(self) -> None:
+        """Saves the page; SettingsProblem (nothing of this page saved) when the autostart
+        entry cannot be written."""
+        autostart = self.autostart.isChecked() and desktop_entry.autostart_supported()
+        if desktop_entry.autostart_supported() and (autostart or self._autostart_was):
+            try:
+                desktop_entry.set_autostart(autostart, self.service.db.path.parent)
+            except OSError as error:
+                raise SettingsProblem(
+                    f"Start with my computer: {desktop_entry.autostart_path()} could not be "
+                    f"written ({error.strerror or error}).") from None
         with self.service.db.session() as session:
             display = load_settings(session, DisplaySettings)
             display.mood_expressions = self.mood_faces.isChecked()
             display.personalized_moments = self.moments.isChecked()
             display.yield_cpu = self.yield_cpu.isChecked()
+            display.autostart = autostart
+            display.start_hidden = self.start_hidden.currentData()
+            self._autostart_was = autostart
             save_settings(session, display)
             avatar = load_settings(session, AvatarSettings)
             avatar.fps = self.fps.value()
