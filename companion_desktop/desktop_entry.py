@@ -117,3 +117,16 @@ def set_autostart(on: bool, data_dir: Path | None = None,
 
 def autostart_enabled(environ: Mapping[str, str] | None = None) -> bool:
     return autostart_path(environ).is_file()
+
+
+def start_windows(start_hidden: str, overlay_visible: bool,
+                  tray_available: bool) -> tuple[bool, bool]:
+    """(show the chat window, show her overlay) at start for Settings > Display > At
+    start: "no" the chat window (and her overlay as she was left), "overlay" only her,
+    "tray" neither. Without a system tray "tray" shows her overlay instead, so she can
+    always be reached."""
+    if start_hidden == "overlay" or (start_hidden == "tray" and not tray_available):
+        return False, True
+    if start_hidden == "tray":
+        return False, False
+    return True, overlay_visible

@@ -73,3 +73,14 @@ def test_the_autostart_entry_validates(tmp_path):
     proc = subprocess.run(["desktop-file-validate", str(path)], capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 0 and "error" not in proc.stdout.lower(), proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("start_hidden,overlay_visible,tray,expected", [
+    ("no", True, True, (True, True)),
+    ("no", False, True, (True, False)),
+    ("overlay", False, True, (False, True)),
+    ("tray", True, True, (False, False)),
+    ("tray", True, False, (False, True)),  # no tray to come back from: her overlay shows
+])
+def test_what_shows_at_start(start_hidden, overlay_visible, tray, expected):
+    assert desktop_entry.start_windows(start_hidden, overlay_visible, tray) == expected
