@@ -98,6 +98,19 @@ def test_the_server_key_goes_to_the_keyring_never_the_database(section, service,
     assert stored(service).backend == "server"
 
 
+def test_the_server_key_has_its_own_variable_never_the_chat_models(qtbot, service, monkeypatch):
+    from companion_desktop.ui.settings.hearing_section import HearingSection
+
+    monkeypatch.setenv("COMPANION_API_KEY", "sk-chat-model-key")
+    widget = HearingSection(service)
+    qtbot.addWidget(widget)
+    assert widget.key_field.value() is None  # the chat model's key is not sent to this server
+    monkeypatch.setenv("COMPANION_STT_API_KEY", "sk-stt-key")
+    widget.key_field.refresh()
+    assert widget.key_field.value() == "sk-stt-key"
+    assert "COMPANION_STT_API_KEY" in widget.key_field.key_state.text()
+
+
 def test_bad_input_is_named_and_nothing_is_saved(section, service):
     section.mode.setCurrentIndex(section.mode.findData("hands_free"))
     section.language.setEditText("klingon!")

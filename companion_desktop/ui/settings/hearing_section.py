@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 )
 
 from companion_desktop.llm import keys
-from companion_desktop.llm import transcription  # noqa: F401 - gives the key its own variable
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import (
     HEARING_KEY_ID,
