@@ -176,6 +176,21 @@ def test_the_first_use_prepares_the_model_with_progress(qtbot, chat, tmp_path):
     assert (tmp_path / "fresh-cache" / "whisper-base" / "model.bin").is_file()
 
 
+@needs_voice
+def test_a_model_that_cannot_be_prepared_is_said_and_typing_works(qtbot, chat, server, tmp_path):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the model cache should be")
+    listen_to_file(chat.hearing, blocked)
+    save_hearing(chat.service, mode="hands_free")
+    chat.hearing.reload()
+    qtbot.waitUntil(lambda: chat.listen_line.property("kind") == "error", timeout=30000)
+    assert "speech model could not be prepared" in chat.listen_line.text
+    server.scripts.append(Script(["Still here."]))
+    chat.submit("typed instead")
+    qtbot.waitUntil(lambda: not chat.busy and chat.pending is None, timeout=15000)
+    assert server.user_messages() == ["typed instead"]
+
+
 def test_a_source_that_fails_closes_and_says_why(qtbot, chat, tmp_path, model_cache):
     source = listen_to_file(chat.hearing, model_cache)
     save_hearing(chat.service, mode="hands_free")
