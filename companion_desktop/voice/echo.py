@@ -11,7 +11,12 @@ the moment it is handed over. For each captured frame it
    user talks over her (double talk), so it never learns the user's voice away;
 3. silences what is left when it is no louder than a share of the echo that was removed
    (residual echo; the whole echo's level for half a second while the filter settles),
-   and everything while she plays but no delay has been found yet.
+   a frame no louder than the echo expected in it (her output ended before its reference
+   did: what is left would be her voice, inverted), and everything while she plays but no
+   delay has been found yet;
+4. passes the capture through once :data:`ECHO_FREE_S` of her audible voice went by with
+   no echo of it found (headphones, muted speakers), so the user can talk over her; the
+   delay search goes on, and an echo found later is removed again.
 
 What comes out is the user's voice alone: quiet while only she speaks, the user's words
 when they talk over her (barge-in).
@@ -44,6 +49,11 @@ RESIDUAL_SHARE = 0.3
 SETTLE = SAMPLE_RATE // 2
 #: A frame whose echo estimate is this quiet (RMS) is not treated as echo at all.
 QUIET_RMS = 1e-4
+#: Reference louder than this (RMS) would be heard if the speakers reached the microphone.
+AUDIBLE_RMS = 0.003
+#: After this much audible reference (seconds) whose echo had time to arrive and was not
+#: found, the microphone is taken to hear none of her (headphones).
+ECHO_FREE_S = 0.75
 
 
 class EchoCanceller:
@@ -61,6 +71,7 @@ class EchoCanceller:
         self._weights = np.zeros(TAPS, np.float64)
         self._last_estimate = -CORR_SPAN
         self._found_at = 0
+        self._unheard = 0  # audible reference samples whose echo was due and not found
 
     # -- what she plays ---------------------------------------------------------------
     def play(self, samples: np.ndarray) -> None:
@@ -117,15 +128,31 @@ class EchoCanceller:
             self._estimate_delay()
         if self._delay is None:
             self._trim()
+            if self.echo_free:
+                return frame.copy()  # headphones: none of her reaches the microphone
+            self._count_unheard(history[:n])
             return np.zeros_like(frame)  # she is playing and her echo is not located yet
         residual, echo = self._filter(frame)
         self._trim()
         echo_energy = float(np.dot(echo, echo))
         share = RESIDUAL_SHARE if self._pos - self._found_at > SETTLE else 1.0
-        if echo_energy / n > QUIET_RMS ** 2 and float(np.dot(residual, residual)) <= (
-                share * echo_energy):
+        if echo_energy / n > QUIET_RMS ** 2 and (
+                float(np.dot(residual, residual)) <= share * echo_energy
+                or float(np.dot(frame, frame)) <= echo_energy):  # no more than her echo
             return np.zeros_like(frame)
         return residual.astype(np.float32)
+
+    @property
+    def echo_free(self) -> bool:
+        """True once her voice went unheard by the microphone (headphones): until an echo
+        is found, the capture passes through as it is."""
+        return self._delay is None and self._unheard >= ECHO_FREE_S * SAMPLE_RATE
+
+    def _count_unheard(self, due: np.ndarray) -> None:
+        """``due``: the reference a full :data:`MAX_LAG` (and filter) ago, whose echo has had
+        time to arrive; counted when it was loud enough to be heard."""
+        if float(np.sqrt(np.mean(due.astype(np.float64) ** 2))) >= AUDIBLE_RMS:
+            self._unheard += due.size
 
     def _filter(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Block NLMS over the taps around the delay: (residual, echo estimate)."""
@@ -175,7 +202,7 @@ class EchoCanceller:
         if self._delay is None or abs(delay - self._delay) > PRE // 2:
             if self._delay is not None:
                 self._weights[:] = 0.0
-            self._delay = delay
+            self._delay, self._unheard = delay, 0
             self._found_at = self._pos
             gain = float(corr[best] / (windows[best] + 1e-12))
             self._weights[PRE] = gain if not np.any(self._weights) else self._weights[PRE]

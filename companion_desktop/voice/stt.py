@@ -24,8 +24,15 @@ MIN_AUDIO_S = 0.1
 #: Audio up to this long is recognised with a window cut to its length (see
 #: :func:`_short_window`); longer audio takes faster-whisper's own 30 s windows.
 SHORT_WINDOW_MAX_S = 25.0
-#: Silence added after the audio in a short window, in seconds.
-WINDOW_PAD_S = 1.0
+#: Silence added after the audio in a short window, in seconds (with less, a short
+#: utterance is often read over and over instead of ended).
+WINDOW_PAD_S = 2.0
+#: The most text tokens decoded in a short window: a base plus so many per second of
+#: audio (speech rarely passes 4 a second; more is the decoder going round in circles).
+TOKENS_BASE, TOKENS_PER_S = 10, 6
+#: A phrase repeated at the end of the text to this many words in all is the decoder
+#: looping, not the speaker (see :func:`drop_trailing_repeats`).
+LOOP_WORDS = 6
 #: Above this "no speech" probability (with a low average log-probability) nothing was said.
 NO_SPEECH_PROB = 0.6
 
@@ -160,13 +167,43 @@ def _short_window(model, samples: np.ndarray, code: str | None,
         code = model.model.detect_language(encoded)[0][0][0].strip("<|>")
     tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe",
                           language=code)
-    most = min(model.max_length // 2, 24 + int(12 * samples.size / SAMPLE_RATE))
+    budget = token_budget(samples)
+    # CTranslate2's Whisper decodes at most half of max_length new tokens (Whisper's own
+    # sample_len); the cut to the budget below holds whatever a version does
     result = model.model.generate(
         encoded, [tokenizer.sot_sequence + [tokenizer.no_timestamps]], beam_size=beam_size,
-        max_length=most, suppress_blank=True, suppress_tokens=[-1], return_scores=True,
+        max_length=2 * budget, suppress_blank=True, suppress_tokens=[-1], return_scores=True,
         return_no_speech_prob=True, no_repeat_ngram_size=0)[0]
-    tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
+    tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot][:budget]
     average = result.scores[0] * len(result.sequences_ids[0]) / (len(result.sequences_ids[0]) + 1)
     if result.no_speech_prob > NO_SPEECH_PROB and average < -1.0:
         return "", code
-    return tokenizer.decode(tokens), code
+    return drop_trailing_repeats(tokenizer.decode(tokens)), code
+
+
+def token_budget(samples: np.ndarray) -> int:
+    """How many text tokens ``samples`` can hold: :data:`TOKENS_BASE` plus
+    :data:`TOKENS_PER_S` a second."""
+    return TOKENS_BASE + int(TOKENS_PER_S * samples.size / SAMPLE_RATE)
+
+
+def _word_key(word: str) -> str:
+    return "".join(c for c in word.lower() if c.isalnum()) or word
+
+
+def drop_trailing_repeats(text: str) -> str:
+    """``text`` without the decoder's loop at its end: when it ends with a phrase said
+    twice or more, :data:`LOOP_WORDS` words or more in all (a last copy may be cut off),
+    one copy is kept. "What is it like? What is it like? What is" is "What is it like?";
+    "no, no, no" stays. (Text without spaces between words is left as it is.)"""
+    words = text.split()
+    keys = [_word_key(w) for w in words]
+    n, cut = len(keys), len(words)
+    for period in range(1, n // 2 + 1):
+        start = n - period  # the periodic tail is keys[start:], each word equal to period back
+        while start > 0 and keys[start - 1] == keys[start - 1 + period]:
+            start -= 1
+        copies = (n - start) / period
+        if copies >= 2 and copies * period >= LOOP_WORDS:
+            cut = min(cut, start + period)
+    return text if cut == len(words) else " ".join(words[:cut])

@@ -81,3 +81,50 @@ def test_stop_drops_what_was_queued(her_voice):
     assert not canceller.playing
     quiet = room(silence(1.0), noise=0.01)
     assert np.allclose(canceller.clean(quiet), quiet)  # nothing left to take out
+
+
+def feed(lst, mic: np.ndarray, seed: int = 5) -> list:
+    events = []
+    for piece in chunks(mic, seed=seed):
+        events.extend(e for e in lst.feed(piece) if e.kind != "level")
+    return events
+
+
+def test_with_headphones_the_user_talking_over_her_is_heard(her_voice, whisper):
+    # none of her reaches the microphone: only the room, and the user after 2 s
+    mic = room(silence(her_voice.size / SAMPLE_RATE + 1.0), seed=11)
+    user = speak(USER, "en-us")
+    at = int(2.0 * SAMPLE_RATE)
+    mic[at:at + user.size] += 0.5 * user
+    events, canceller = listen(mic, her_voice)
+    assert [e.kind for e in events][:1] == ["speech_started"]  # barge-in while she plays
+    assert 2.0 < events[0].position / SAMPLE_RATE < 3.0
+    assert canceller is not None and canceller.echo_free
+    utterance = next(e for e in events if e.kind == "utterance")
+    assert utterance.position / SAMPLE_RATE < her_voice.size / SAMPLE_RATE  # she still plays
+    assert "important" in whisper.transcribe(utterance.audio, "en").text.lower()
+
+
+def test_an_echo_that_appears_after_headphones_is_removed_again(her_voice):
+    from companion_desktop.voice.echo import EchoCanceller
+    from companion_desktop.voice.listener import HearingOptions, Listener
+    from companion_desktop.voice.vad import SpeechDetector
+
+    canceller = EchoCanceller()
+    lst = Listener(HearingOptions(), SpeechDetector(), canceller)
+    canceller.play(her_voice[: 3 * SAMPLE_RATE])  # heard through headphones: no echo
+    assert feed(lst, room(silence(4.0), seed=2)) == []
+    assert canceller.echo_free and not canceller.playing
+    canceller.play(her_voice)  # the headphones are off: the speakers reach the microphone
+    assert feed(lst, microphone(her_voice, 0.08, 0.5, seed=4)) == []
+    assert not canceller.echo_free
+
+
+def test_her_output_ending_before_its_reference_is_not_heard(her_voice):
+    # the reference says she plays the whole clip; the device played 2.5 s of it
+    mic = microphone(her_voice, 0.1, 0.6, seed=6)
+    cut = int((0.1 + 2.5) * SAMPLE_RATE)
+    mic[cut:] = room(silence((mic.size - cut) / SAMPLE_RATE), seed=7)
+    events, canceller = listen(mic, her_voice)
+    assert events == []
+    assert canceller is not None and not canceller.echo_free

@@ -116,3 +116,37 @@ def test_options_are_clamped_and_sensitivity_sets_the_threshold():
     assert (odd.mode, odd.sensitivity, odd.silence_s, odd.max_s) == ("hands_free", 1.0, 0.2, 30.0)
     assert HearingOptions(sensitivity=0.0).threshold > HearingOptions().threshold > \
         HearingOptions(sensitivity=1.0).threshold
+
+
+WEATHER = "What is the weather like today"
+SEASIDE = ("We drove to the seaside and watched the boats all afternoon, and then we had "
+           "dinner at a small place near the harbour where the fish was fresh.")
+
+
+def gui_utterance(text: str, lead_s: float) -> np.ndarray:
+    """``text`` heard hands-free as the app hears it: digital silence, then the words, then
+    more than the 0.7 s pause, in the capture's 40 ms pieces, through the echo canceller."""
+    from companion_desktop.voice.echo import EchoCanceller
+    from companion_desktop.voice.listener import HearingOptions, Listener
+    from companion_desktop.voice.vad import SpeechDetector
+
+    audio = np.concatenate([silence(lead_s), speak(text), silence(1.0)])
+    lst = Listener(HearingOptions(), SpeechDetector(), EchoCanceller())
+    events = []
+    for start in range(0, audio.size, 640):
+        events.extend(e for e in lst.feed(audio[start:start + 640]) if e.kind == "utterance")
+    (utterance,) = events
+    return utterance.audio
+
+
+@pytest.mark.parametrize("lead_s", [0.5, 0.6, 0.7])
+def test_a_short_utterance_is_read_once_not_over_and_over(whisper, lead_s):
+    text = whisper.transcribe(gui_utterance(WEATHER, lead_s), "en").text
+    assert {"what", "is", "like", "today"} <= words(text)
+    assert text.lower().count("what") == 1 and text.lower().count("today") == 1, text
+
+
+def test_a_long_utterance_is_read_to_its_end(whisper):
+    text = whisper.transcribe(gui_utterance(SEASIDE, 0.5), "en").text
+    assert {"seaside", "boats", "dinner", "harbor", "fish", "fresh"} <= words(text), text
+    assert text.lower().count("seaside") == 1
