@@ -2,16 +2,36 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from collections.abc import Iterator
 from datetime import datetime
 
 #: Set to 1 to skip the first-run welcome (tests, scripted screenshots).
 NO_WELCOME_ENV = "COMPANION_NO_WELCOME"
 
 
-def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
-    """Start the app. ``fixed_now`` pins the clock (``--now``); otherwise the real one."""
+def run_gui(data_dir: str | None, fixed_now: datetime | None = None,
+            end_process: bool = False) -> int:
+    """Start the app and run it until she quits; its exit code. ``fixed_now`` pins the
+    clock (``--now``); otherwise the real one. ``end_process``: the process is the app's
+    own (the command line): a quit signal before anything is open ends it at once, and
+    once everything is closed it ends without the interpreter's teardown of every module."""
+    from companion_desktop.ui import shutdown  # no Qt in it: signals count from here
+
+    previous = shutdown.watch_quit_signals(end_process)
+    try:
+        code = _run_gui(data_dir, fixed_now)
+    finally:
+        if not end_process:  # the app's own process keeps them to its end
+            shutdown.restore_quit_signals(previous)
+    if end_process:
+        shutdown.end_process(code)
+    return code
+
+
+def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     # The modules without Qt come first: once PySide6 is imported it inspects the source
     # of every module imported after it (its __feature__ hook), which costs time here.
     from companion_desktop.pipeline.companion import CompanionService
@@ -29,18 +49,21 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
     from companion_desktop.ui.chat_window import ChatWindow
     from companion_desktop.ui.memory_worker import MemoryWorker
 
-    from companion_desktop.ui.shutdown import install_quit_signals, quit_requested
+    from companion_desktop.ui.shutdown import holding, install_quit_signals, quit_requested
     from companion_desktop.ui.single_instance import bring_forward, claim
 
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("companion-desktop")
     app.setApplicationDisplayName("companion-desktop")
     install_quit_signals(app)
+    if quit_requested():
+        return 0  # before anything was opened
 
     def clock() -> datetime:
         return fixed_now or datetime.now().astimezone()
 
     folder = resolve_data_dir(data_dir)
+    holding()  # from here a quit signal is noted: what is opened is closed first
     instance = claim(folder)
     if instance is None:
         return 0  # she already runs on this folder: that app came forward
@@ -61,6 +84,10 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         db.close()
         instance.release()
         return 1
+    if quit_requested():  # during the steps above: no window, nothing else to close
+        db.close()
+        instance.release()
+        return 0
     if display.yield_cpu:
         yield_cpu()  # before her render, memory and turn threads start: they inherit it
     late: dict[str, object] = {}  # made after the window's first paint: animations, host
@@ -89,26 +116,26 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
         window.memory_worker = memory_worker
         instance.activated.connect(lambda: bring_forward(window))
 
-        def finish_start() -> None:
-            """After the window's first picture: her (the GL probe, the animation library,
-            the host loading her model), the overlay, tray, voice and reminders."""
-            if quit_requested():  # each part takes a moment: quitting does not wait for all
-                return
+        def finish_start() -> Iterator[None]:
+            """After the window's first picture, one part per turn of the event loop (a
+            quit between parts goes ahead): her (the GL probe, the animation library, the
+            host loading her model), the overlay, tray, voice and reminders."""
             software = _software_gl()  # every picture costs CPU there: no multisampling
+            yield
             animations = late["animations"] = _animations(db, service)
+            yield
             host = _avatar_host(db, animations, samples=0 if software else 4)
             late["host"] = host
             window.set_host(host)
+            yield
             _prune_keepsakes(db)
             from companion_desktop.storage.backup import start_daily_backup
 
             start_daily_backup(db.path.parent)  # at most one a day, on its own thread
-            if quit_requested():
-                return
+            for name in DESKTOP_IMPORTS:  # a second or more on a busy machine: in parts
+                yield
+                importlib.import_module(name)
             from companion_desktop.ui.desktop import Desktop
-
-            if quit_requested():
-                return
 
             desktop = Desktop(service, host, window, backend)
             window.backend_changed.connect(desktop.rewire)
@@ -119,9 +146,9 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None) -> int:
 
         window.show()
         _report_when_shown(window)
-        _after_first_paint(window, finish_start)
+        _after_first_paint(window, lambda: _in_turns(window, finish_start()))
         memory_timer.start()  # the model loads once the window is up
-        code = app.exec()
+        code = 0 if quit_requested() else app.exec()
         return code
     finally:
         memory_timer.stop()
@@ -183,6 +210,35 @@ def yield_cpu(nice: int = YIELD_NICE) -> int | None:
         return os.nice(nice - current) if current < nice else current
     except OSError:
         return None
+
+
+#: What her desktop (overlay, tray, voice, reminders) imports, heaviest parts first; each
+#: is imported on its own turn of the event loop, so a quit is not kept waiting.
+DESKTOP_IMPORTS = ("keyring", "httpx", "companion_desktop.llm.keys", "PySide6.QtMultimedia",
+                   "companion_desktop.ui.voice", "companion_desktop.pipeline.reminders",
+                   "companion_desktop.ui.voice_link", "companion_desktop.ui.desktop")
+
+
+def _in_turns(owner, steps: Iterator[None]) -> None:  # noqa: ANN001
+    """Run ``steps`` (a generator) one part per turn of the event loop, on ``owner``'s
+    thread, until it ends or a quit signal comes."""
+    from PySide6.QtCore import QTimer
+
+    from companion_desktop.ui.shutdown import quit_requested
+
+    def turn() -> None:
+        if quit_requested():
+            steps.close()
+            return
+        try:
+            next(steps)
+        except StopIteration:
+            return
+        QTimer.singleShot(0, owner, turn)
+
+    turn()
+
+
 #: The longest the overlay, tray and reminders wait for the chat window's first paint (ms).
 FIRST_PAINT_WAIT_MS = 2000
 

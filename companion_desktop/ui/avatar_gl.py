@@ -12,6 +12,7 @@ picture is in main memory anyway; on a GPU the read-back is a few hundred kiloby
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtGui import QGuiApplication, QOffscreenSurface, QOpenGLContext, QSurfaceFormat
@@ -91,9 +92,7 @@ class AvatarGL:
         from companion_desktop.avatar.render.target import RenderTarget, read_bgra
 
         self.context.make_current()
-        if model is not self._model:
-            self.renderer.load(model)
-            self._model = model
+        self.prepare(model)
         target = self._targets.get(key)
         if target is None or (target.width, target.height) != (width, height):
             if target is not None:
@@ -103,6 +102,26 @@ class AvatarGL:
                            background=background, flip_y=True)
         target.resolve()
         return read_bgra(target.resolve_fbo, width, height)
+
+    def prepare(self, model, stop: Callable[[], bool] | None = None) -> bool:  # noqa: ANN001
+        """Upload ``model`` with its textures, one texture at a time (a big model's take
+        seconds on software GL); False when ``stop()`` said to stop first (at quit: what
+        is uploaded stays, the rest follows with the next picture)."""
+        from companion_desktop.avatar.render.materials import SLOTS, SRGB_SLOTS
+
+        self.context.make_current()
+        if model is not self._model:
+            self.renderer.load(model)
+            self._model = model
+        gpu, materials = self.renderer.gpu, self.renderer.materials
+        for params in materials.params:
+            for name, ref in params.textures.items():
+                if name not in SLOTS:
+                    continue  # not drawn
+                if stop is not None and stop():
+                    return False
+                gpu.texture(ref.index, name in SRGB_SLOTS)  # cached once made
+        return True
 
     def forget(self, key: object) -> None:
         """A view went away: free its framebuffer."""

@@ -19,7 +19,8 @@ load leaves the last good one in place. A load asked for while another runs supe
 it: the latest request wins, the older thread runs to its end (a running thread is
 never dropped) and its result is ignored. ``COMPANION_FRAME_STATS`` names a file where
 the host appends, once a second, a JSON line of how many pictures it has produced
-(for ``companion-desktop bench``).
+(for ``companion-desktop bench``). Once a quit signal came nothing more is drawn (her
+first picture, textures uploading one at a time, stops there: the quit goes ahead).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from companion_desktop.avatar.vrm.model import VrmModel
 from companion_desktop.avatar.vrm.relaxed import relaxed_pose
 from companion_desktop.avatar.vrm.runtime import AvatarRuntime
 from companion_desktop.ui.frame_stats import note, stats_path
+from companion_desktop.ui.shutdown import quit_requested
 
 log = logging.getLogger(__name__)
 IDLE_FPS = 24  # frames a second while she only breathes, blinks and idles
@@ -145,6 +147,8 @@ class AvatarHost(QObject):
         return self._latest is not None
 
     def _loaded(self, model: VrmModel, path: str) -> None:
+        if quit_requested():
+            return  # her first picture would only delay the quit
         if self.sender() is self._latest:
             self._latest = None
             self.set_model(model, path)
@@ -221,7 +225,7 @@ class AvatarHost(QObject):
     def tick(self, force: bool = False) -> None:
         """Advance the runtime by the real elapsed time (capped); draw the showing views
         when the frame changed (or a view needs its first picture)."""
-        if self.runtime is None:
+        if self.runtime is None or quit_requested():
             return
         now = time.monotonic()
         showing = self.showing()
@@ -269,6 +273,8 @@ class AvatarHost(QObject):
             except Exception as error:  # noqa: BLE001 - no GL 3.3: say so, keep the app running
                 self.gl_error = f"Her 3D view needs OpenGL 3.3: {error}"
                 log.warning(self.gl_error)
+        if self.gl is not None and not self.gl.prepare(self.model, stop=quit_requested):
+            return  # a quit came while her textures were being uploaded
         drew = False
         for view in views:
             if self.gl is None:

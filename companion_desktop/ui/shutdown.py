@@ -1,7 +1,13 @@
 """Quitting: within a few seconds whatever runs, never destroying a running thread.
 
-``install_quit_signals(app)`` makes SIGTERM, SIGINT and SIGHUP quit the app the way
-its Quit action does (the event loop ends, everything is closed in order).
+``watch_quit_signals`` (the first thing the app does) makes SIGTERM, SIGINT and SIGHUP
+quit from the first moment: while the app holds nothing yet (no data folder claimed, no
+database open) the start ends at once with exit 0; from ``holding()`` on, start-up
+notes the request (``quit_requested``) and goes straight to closing between its steps;
+``install_quit_signals(app)`` makes them quit the running app the way its Quit action
+does (the event loop ends, everything is closed in order). ``end_process`` ends the
+app's own process once all is closed, without the interpreter's teardown of every
+module (a second or more on a busy machine).
 
 At quit every worker is asked to stop at once (the turn's cancel token, the memory
 worker's interruption, the MCP calls), then each is waited for out of one shared
@@ -23,8 +29,6 @@ import socket
 import sys
 import time
 
-from PySide6.QtCore import QObject, QSocketNotifier, QTimer
-
 log = logging.getLogger(__name__)
 #: What all waits together may take at quit (seconds); the process ends within 3 s.
 QUIT_WAIT_S = 1.2
@@ -43,29 +47,37 @@ class Deadline:
         return max(0, round(1000 * (self.end - time.monotonic())))
 
 
-class _SignalWake(QObject):
-    """Wakes the event loop when a signal arrives, so Python runs its handler at once
-    (a handler otherwise waits for the next Python code the loop happens to run)."""
+def _signal_wake(app):  # noqa: ANN001, ANN202
+    """A QObject that wakes the event loop when a signal arrives, so Python runs its
+    handler at once (a handler otherwise waits for the next Python code the loop runs)."""
+    from PySide6.QtCore import QObject, QSocketNotifier
 
-    def __init__(self, app) -> None:  # noqa: ANN001
-        super().__init__(app)
-        self._read, self._write = socket.socketpair()
-        for end in (self._read, self._write):
-            end.setblocking(False)
-        self.notifier = QSocketNotifier(self._read.fileno(), QSocketNotifier.Type.Read, self)
-        self.notifier.activated.connect(self._drain)
-        signal.set_wakeup_fd(self._write.fileno(), warn_on_full_buffer=False)
+    class _SignalWake(QObject):
+        def __init__(self) -> None:
+            super().__init__(app)
+            self._read, self._write = socket.socketpair()
+            for end in (self._read, self._write):
+                end.setblocking(False)
+            self.notifier = QSocketNotifier(self._read.fileno(), QSocketNotifier.Type.Read,
+                                            self)
+            self.notifier.activated.connect(self._drain)
+            signal.set_wakeup_fd(self._write.fileno(), warn_on_full_buffer=False)
 
-    def _drain(self) -> None:
-        try:
-            while self._read.recv(64):
+        def _drain(self) -> None:
+            try:
+                while self._read.recv(64):
+                    pass
+            except OSError:
                 pass
-        except OSError:
-            pass
+
+    return _SignalWake()
 
 
 #: Set by a quit signal: long start-up steps on the GUI thread look at it between parts.
 _QUIT_REQUESTED: list[bool] = []
+#: ``bare``: nothing is held yet; ``end``: this is the app's own process (a signal
+#: then ends it at once); ``then``: what a signal does once the event loop exists.
+_START: dict[str, object] = {"bare": True, "end": False, "then": None}
 
 
 def quit_requested() -> bool:
@@ -73,23 +85,81 @@ def quit_requested() -> bool:
     return bool(_QUIT_REQUESTED)
 
 
-def install_quit_signals(app) -> None:  # noqa: ANN001
-    """SIGTERM, SIGINT and SIGHUP end ``app``'s event loop (call on the main thread)."""
-    def quit_soon(_signum, _frame) -> None:  # noqa: ANN001
-        _QUIT_REQUESTED.append(True)
-        QTimer.singleShot(0, app.quit)  # also when the loop has not started yet
+def _signal_numbers() -> list[int]:
+    return [number for number in (getattr(signal, name, None) for name in QUIT_SIGNALS)
+            if number is not None]
 
+
+def _on_quit_signal(_signum, _frame) -> None:  # noqa: ANN001
+    _QUIT_REQUESTED.append(True)
+    if _START["bare"]:  # nothing held, nothing to save
+        if _START["end"]:
+            end_process(0)
+        raise SystemExit(0)  # out of whatever start-up is doing (an import): it ends here
+    then = _START["then"]
+    if callable(then):
+        then()
+
+
+def watch_quit_signals(end_process: bool = False) -> dict[int, object]:
+    """Quit signals count from now (call first, on the main thread); the handlers they
+    replace, for ``restore_quit_signals``. A signal before ``holding()`` ends the start:
+    with ``end_process`` (the app owns this process) the process ends at once, exit 0;
+    otherwise ``SystemExit(0)`` is raised where start-up was (as SIGTERM's default
+    action, it ends the process unless the caller catches it)."""
+    _QUIT_REQUESTED.clear()
+    _START.update(bare=True, end=end_process, then=None)
+    previous: dict[int, object] = {}
+    for number in _signal_numbers():
+        try:
+            previous[number] = signal.signal(number, _on_quit_signal)
+        except (OSError, ValueError):  # not the main thread: signals keep their handlers
+            pass
+    return previous
+
+
+def holding() -> None:
+    """The app is about to hold something (its data folder, the database): a quit
+    signal from now on is noted and start-up closes what it opened."""
+    _START["bare"] = False
+
+
+def restore_quit_signals(previous: dict[int, object]) -> None:
+    """The handlers ``watch_quit_signals`` replaced (the app has closed)."""
+    _START["then"] = None
+    for number, handler in previous.items():
+        try:
+            signal.signal(number, handler)
+        except (OSError, ValueError, TypeError):
+            pass
+
+
+def install_quit_signals(app) -> None:  # noqa: ANN001
+    """SIGTERM, SIGINT and SIGHUP end ``app``'s event loop (call on the main thread,
+    after ``watch_quit_signals``)."""
+    from PySide6.QtCore import QTimer
+
+    _START["then"] = lambda: QTimer.singleShot(0, app.quit)  # also before the loop runs
     try:
-        app._signal_wake = _SignalWake(app)
+        app._signal_wake = _signal_wake(app)
     except (OSError, ValueError) as error:  # no socket pair: signals still work, later
         log.debug("no signal wake-up: %s", error)
-    for name in QUIT_SIGNALS:
-        number = getattr(signal, name, None)
-        if number is not None:
-            try:
-                signal.signal(number, quit_soon)
-            except (OSError, ValueError):
-                pass
+
+
+def end_process(code: int) -> None:
+    """End this process now with ``code`` (everything is closed): output is flushed,
+    the interpreter's teardown is skipped."""
+    logging.shutdown()
+    _flush()
+    os._exit(code)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 def drain_pool(deadline: Deadline) -> bool:
@@ -137,11 +207,7 @@ def _running(thread) -> bool:  # noqa: ANN001
 def _exit_if_still_running() -> None:
     if not any(_running(thread) for _, thread in _KEPT):
         return
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError, AttributeError):
-            pass
+    _flush()
     os._exit(_EXIT_CODE[0] if _EXIT_CODE else 0)
 
 

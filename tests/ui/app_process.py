@@ -21,10 +21,12 @@ DRIVER = Path(__file__).with_name("quit_driver.py")
 
 
 class AppProcess:
-    """One app on ``data``; its output goes to ``log`` (stdout and stderr)."""
+    """One app on ``data``; its output goes to ``log`` (stdout and stderr). ``script``:
+    Python code run instead of ``-m companion_desktop`` (same arguments)."""
 
     def __init__(self, data: Path, work: Path, quit_flag: bool = False,
-                 args: tuple[str, ...] = (), send: str | None = None) -> None:
+                 args: tuple[str, ...] = (), send: str | None = None,
+                 photo: Path | None = None, script: str | None = None) -> None:
         work.mkdir(parents=True, exist_ok=True)
         self.data = data
         self.stats = work / "frames.jsonl"
@@ -34,11 +36,14 @@ class AppProcess:
                "QT_QPA_PLATFORM": "xcb", "DISPLAY": os.environ.get("DISPLAY", ":99"),
                "PYTHONPATH": str(ROOT)}
         env.pop("COMPANION_API_KEY", None)
-        command = [sys.executable, "-m", "companion_desktop", "--data-dir", str(data), *args]
-        if quit_flag or send is not None:
+        entry = ["-c", script] if script is not None else ["-m", "companion_desktop"]
+        command = [sys.executable, *entry, "--data-dir", str(data), *args]
+        if quit_flag or send is not None or photo is not None:
             extra = ["--send", send] if send is not None else []
+            extra += ["--photo", str(photo)] if photo is not None else []
             command = [sys.executable, str(DRIVER), "--quit-flag", str(self.flag), *extra,
                        "--", *command[3:]]
+        self.started = time.monotonic()
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(command, env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
                                          stdout=out, stderr=subprocess.STDOUT)
@@ -63,6 +68,10 @@ class AppProcess:
                       timeout, "window shown")
         self.wait_for(lambda: self._noted(lambda n: n.get("pictures", 0) > 0), timeout,
                       "her first picture")
+
+    def wait_said(self, text: str, timeout: float = 30.0) -> None:
+        """Until the app (the quit driver) has printed ``text``."""
+        self.wait_for(lambda: text in self.output(), timeout, repr(text))
 
     def wait_for(self, condition, timeout: float = 30.0, what: str = "") -> None:  # noqa: ANN001
         deadline = time.monotonic() + timeout

@@ -1,9 +1,11 @@
 """The real app (``companion_desktop.cli.main``) plus what a test cannot do from
 outside: type a message (``--send TEXT``: once she is up, it goes through the chat
-window's input and Send button) and choose Quit in her menu (when the file named by
-``--quit-flag`` appears, the overlay's Quit action fires, as if the user chose it).
+window's input and Send button), stage a photo for the next message (``--photo PATH``:
+as the paperclip does; "photo staged" is printed) and choose Quit in her menu (when the
+file named by ``--quit-flag`` appears, the overlay's Quit action fires, as if the user
+chose it). "she speaks" is printed when her voice starts speaking a reply.
 
-    python tests/ui/quit_driver.py --quit-flag FILE [--send TEXT] -- --data-dir DIR
+    python tests/ui/quit_driver.py --quit-flag FILE [--send TEXT] [--photo PATH] -- ARGS
 """
 
 from __future__ import annotations
@@ -39,12 +41,21 @@ if __name__ == "__main__":
     app = QApplication(sys.argv[:1])
     options = sys.argv[:split]
     message = [options[options.index("--send") + 1]] if "--send" in options else []
+    photo = [Path(options[options.index("--photo") + 1])] if "--photo" in options else []
+    speaking = []
 
     def look() -> None:
         window = chat_window()
+        if photo and window is not None:
+            path = photo.pop()
+            window.stage_image(str(path), path.name)  # prepared off the GUI thread
+            print("photo staged", flush=True)
         if message and window is not None:
             window.input.setPlainText(message.pop())
             window.send_button.click()
+        if not speaking and window is not None and window.desktop.voice.speaking:
+            speaking.append(True)
+            print("she speaks", flush=True)
         if flag.exists():
             watcher.stop()
             choose_quit()
