@@ -1,18 +1,16 @@
 """First run: find a language model for her, or let the user pick a cloud one, or later.
 
-The dialog probes the usual local servers (Ollama's ``/api/tags``, LM Studio's
-``/v1/models``) off the GUI thread with a short timeout and lists the models they
-offer; picking one saves it as the provider. A cloud provider can be chosen with a
-key instead. "Later" closes it; the chat window then says what to set up. The
-probe addresses are passed in (``LocalServer``), so tests point them at 127.0.0.1.
+The dialog looks for the usual local servers (Ollama, LM Studio, llama.cpp, vLLM, Jan,
+KoboldCpp, LocalAI, GPT4All: ``llm.local_servers``), all at once, off the GUI thread,
+with a short timeout, and lists the models they offer; picking one saves it as the
+provider (the server's preset, or "openai-compatible" with its address). A cloud
+provider can be chosen with a key instead. "Later" closes it; the chat window then says
+what to set up, and Settings > LLM Model > "Find a model on this computer" opens it
+again. The servers are passed in (``LocalServer``), so tests point them at their own ports.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-import httpx
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -30,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.llm import keys
 from companion_desktop.llm.base import ProviderConfig
+from companion_desktop.llm.local_servers import Found, LocalServer, default_servers, probe_all
 from companion_desktop.llm.registry import SPECS
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage import repository
@@ -40,47 +39,8 @@ from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.settings.llm_page import call_provider, status
 from companion_desktop.ui.style import STYLE_SHEET
 
-#: Seconds a probe may take (the dialog must not keep the user waiting).
-PROBE_TIMEOUT_S = 1.5
-
-
-@dataclass(frozen=True)
-class LocalServer:
-    """A local model server to look for: ``probe_url`` lists models; ``base_url`` is saved."""
-
-    provider_id: str
-    probe_url: str
-    base_url: str
-
-    @property
-    def name(self) -> str:
-        spec = SPECS.get(self.provider_id)
-        return spec.name if spec else self.provider_id
-
-
-def default_servers() -> tuple[LocalServer, ...]:
-    """Ollama and LM Studio at their usual addresses."""
-    return (
-        LocalServer("ollama", "http://127.0.0.1:11434/api/tags",
-                    SPECS["ollama"].default_base_url),
-        LocalServer("lmstudio", "http://127.0.0.1:1234/v1/models",
-                    SPECS["lmstudio"].default_base_url),
-    )
-
-
-def probe(server: LocalServer, timeout: float = PROBE_TIMEOUT_S) -> list[str]:
-    """Model names ``server`` offers; raises httpx errors when it does not answer."""
-    with httpx.Client(timeout=timeout, trust_env=False) as client:
-        response = client.get(server.probe_url)
-        response.raise_for_status()
-        data: Any = response.json()
-    if isinstance(data, dict) and isinstance(data.get("models"), list):  # Ollama
-        names = [m.get("name") or m.get("model") for m in data["models"] if isinstance(m, dict)]
-    elif isinstance(data, dict) and isinstance(data.get("data"), list):  # OpenAI style
-        names = [m.get("id") for m in data["data"] if isinstance(m, dict)]
-    else:
-        names = []
-    return [str(n) for n in names if n]
+#: Where "Later" can be undone, as the footer says.
+WAY_BACK = "Settings > LLM Model > Find a model on this computer"
 
 
 def her_name(service: CompanionService) -> str | None:
@@ -103,7 +63,6 @@ class WelcomeDialog(QDialog):
         super().__init__(parent)
         self.service = service
         self.servers = default_servers() if servers is None else servers
-        self._waiting = 0
         self.setObjectName("welcomeDialog")
         self.setWindowTitle("Welcome")
         self.setStyleSheet(STYLE_SHEET)
@@ -120,7 +79,8 @@ class WelcomeDialog(QDialog):
         root.addWidget(self._local_card(), 1)
         root.addWidget(self._cloud_card())
         footer = QHBoxLayout()
-        footer.addStretch(1)
+        footer.addWidget(QLabel(f"Not now? {WAY_BACK} brings this back.",
+                                objectName="pageHint", wordWrap=True), 1)
         self.later_button = QPushButton("Later", objectName="secondaryButton")
         self.later_button.clicked.connect(self.reject)
         footer.addWidget(self.later_button)
@@ -150,34 +110,34 @@ class WelcomeDialog(QDialog):
         return card
 
     def look_again(self) -> None:
-        """Probe every local server again (off the GUI thread)."""
+        """Ask every local server again, all at once, off the GUI thread."""
         self.found.clear()
         self.use_button.setEnabled(False)
-        self._waiting = len(self.servers)
-        names = " and ".join(s.name for s in self.servers)
-        status(self.local_status, f"Looking for {names}…", "hint")
+        status(self.local_status, "Looking for model servers on this computer…", "hint")
         self.again_button.setEnabled(False)
-        for server in self.servers:
-            run_in_background(self, lambda s=server: probe(s),
-                              lambda models, s=server: self._probed(s, models),
-                              lambda _error, s=server: self._probed(s, []))
+        run_in_background(self, lambda servers=self.servers: probe_all(servers),
+                          self._probed, lambda _error: self._probed([]))
 
-    def _probed(self, server: LocalServer, models: list[str]) -> None:
-        for model in models:
-            item = QListWidgetItem(f"{model}    ·  {server.name}")
-            item.setData(Qt.ItemDataRole.UserRole, (server, model))
-            self.found.addItem(item)
-        self._waiting -= 1
-        if self._waiting > 0:
-            return
+    def _probed(self, answered: list[Found]) -> None:
+        for server in answered:
+            for model in server.models:
+                item = QListWidgetItem(f"{model}    ·  {server.name}")
+                item.setData(Qt.ItemDataRole.UserRole, (server, model))
+                self.found.addItem(item)
         self.again_button.setEnabled(True)
+        empty = [s.name for s in answered if not s.models]
+        idle = (f" {' and '.join(empty)} answered without a model: load one there and "
+                "look again." if empty else "")
         count = self.found.count()
         if count:
-            status(self.local_status, f"Found {count} model{'s' * (count != 1)}. Pick one:", "ok")
+            status(self.local_status,
+                   f"Found {count} model{'s' * (count != 1)}. Pick one.{idle}", "ok")
             if self.found.currentRow() < 0:
                 self.found.setCurrentRow(0)
+        elif answered:
+            status(self.local_status, idle.strip(), "hint")
         else:
-            where = ", ".join(f"{s.name} ({s.probe_url.split('/')[2]})" for s in self.servers)
+            where = ", ".join(s.where for s in self.servers)
             status(self.local_status,
                    f"No local model server answered ({where}). Start one and look again, "
                    "or use a cloud provider below.", "hint")

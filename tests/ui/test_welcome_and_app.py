@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import socket
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from companion_desktop.storage.settings import LlmSettings, load_settings
-from companion_desktop.ui.welcome import LocalServer, WelcomeDialog, probe
+from companion_desktop.llm.local_servers import LocalServer
+from companion_desktop.ui.welcome import WelcomeDialog
 from tests.conftest import T0
+from tests.llm.local_server_fakes import closed_port
 from tests.ui.scripted_provider import Script, ScriptedServer
 
 pytestmark = pytest.mark.qt
@@ -18,31 +19,18 @@ pytestmark = pytest.mark.qt
 WAIT_MS = 8000
 
 
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def port_of(url: str) -> int:
+    return int(url.rsplit(":", 1)[1])
 
 
 @pytest.fixture
 def welcome(qtbot, service, server):
-    servers = (
-        LocalServer("ollama", server.root + "/api/tags", server.base_url),
-        LocalServer("lmstudio", f"http://127.0.0.1:{closed_port()}/v1/models",
-                    "http://127.0.0.1:1/v1"),
-    )
+    servers = (LocalServer("ollama", port_of(server.root)), LocalServer("lmstudio", closed_port()))
     dialog = WelcomeDialog(service, servers)
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)
     return dialog
-
-
-def test_probe_reads_both_model_list_formats(server):
-    ollama = LocalServer("ollama", server.root + "/api/tags", "")
-    assert probe(ollama) == ["tiny-model", "warm-model"]
-    assert probe(LocalServer("lmstudio", server.base_url + "/models", "")) == [
-        "tiny-model", "warm-model"]
 
 
 def test_welcome_lists_local_models_and_saves_the_pick(welcome, service, server, qtbot):
@@ -62,8 +50,7 @@ def test_welcome_lists_local_models_and_saves_the_pick(welcome, service, server,
 
 
 def test_nothing_found_says_so_and_later_saves_nothing(qtbot, service):
-    dialog = WelcomeDialog(service, (LocalServer(
-        "ollama", f"http://127.0.0.1:{closed_port()}/api/tags", "http://127.0.0.1:1/v1"),))
+    dialog = WelcomeDialog(service, (LocalServer("ollama", closed_port()),))
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: dialog.again_button.isEnabled(), timeout=WAIT_MS)
     assert dialog.found.count() == 0

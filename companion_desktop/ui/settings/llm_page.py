@@ -88,6 +88,7 @@ class LlmPage(QWidget):
     def __init__(self, service: CompanionService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.service = service
+        self.local_servers = None  # where "Find a model" looks (None: the usual ports)
         with service.db.read_session() as session:
             self.saved = load_settings(session, LlmSettings)
         layout = QVBoxLayout(self)
@@ -131,8 +132,17 @@ class LlmPage(QWidget):
         self.test_button.clicked.connect(self.test_connection)
         self.test_result = QLabel(objectName="statusLine", wordWrap=True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.find_button = QPushButton("Find a model on this computer…",
+                                       objectName="findLocalButton")
+        self.find_button.setToolTip("Look for Ollama, LM Studio, llama.cpp, vLLM, Jan, "
+                                    "KoboldCpp, LocalAI and GPT4All again, as on the first run")
+        self.find_button.clicked.connect(self.find_local)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.test_button)
+        buttons.addWidget(self.find_button)
+        buttons.addStretch(1)
         test_box = QVBoxLayout()
-        test_box.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignLeft)
+        test_box.addLayout(buttons)
         test_box.addWidget(self.test_result)
         form.addRow("", test_box)
         name_labels(form)
@@ -264,6 +274,24 @@ class LlmPage(QWidget):
     def _test_failed(self, error: Exception) -> None:
         self.test_button.setEnabled(True)
         status(self.test_result, f"✗  {error}", "error")
+
+    # ------------------------------------------------------------ first run
+    def find_local(self) -> None:
+        """The first run's welcome again; what is picked there shows here at once."""
+        from companion_desktop.ui.welcome import WelcomeDialog  # it imports this module
+
+        self.welcome = WelcomeDialog(self.service, self.local_servers, self)
+        self.welcome.chosen.connect(self._welcome_chosen)
+        self.welcome.open()
+
+    def _welcome_chosen(self, _provider_id: str, _model: str) -> None:
+        with self.service.db.read_session() as session:
+            self.saved = load_settings(session, LlmSettings)
+        index = self.provider.findData(self.saved.provider)
+        if index >= 0 and index != self.provider.currentIndex():
+            self.provider.setCurrentIndex(index)  # fills the fields from self.saved
+        else:
+            self._provider_changed()
 
     # ----------------------------------------------------------------- save
     def settings(self) -> LlmSettings:
