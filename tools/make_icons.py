@@ -23,7 +23,7 @@ def write_icons(out: Path) -> list[Path]:
     from companion_desktop.desktop_entry import APP_ID
     from companion_desktop.ui.app_icon import ICON_SIZES, ICON_SVG, icon_image
 
-    _app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])  # noqa: F841
+    _app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])  # kept while drawing
     svg = out / "scalable" / "apps" / f"{APP_ID}.svg"
     svg.parent.mkdir(parents=True, exist_ok=True)
     svg.write_text(ICON_SVG, encoding="utf-8")

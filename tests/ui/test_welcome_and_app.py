@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from companion_desktop.storage.settings import LlmSettings, load_settings
 from companion_desktop.llm.local_servers import LocalServer
+from companion_desktop.storage.settings import LlmSettings, load_settings
 from companion_desktop.ui.welcome import WelcomeDialog
 from tests.conftest import T0
 from tests.llm.local_server_fakes import closed_port

@@ -3,7 +3,6 @@ each one's format), sets the picked one up, and Settings > LLM Model brings it b
 
 from __future__ import annotations
 
-
 import pytest
 from PySide6.QtCore import Qt
 

@@ -9,10 +9,14 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QVBoxLayo
 
 from companion_desktop import desktop_entry
 from companion_desktop.pipeline.companion import CompanionService
-from companion_desktop.storage.settings import AvatarSettings, DisplaySettings, load_settings, save_settings
+from companion_desktop.storage.settings import (
+    AvatarSettings,
+    DisplaySettings,
+    load_settings,
+    save_settings,
+)
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form
 from companion_desktop.ui.switch import Switch
-
 
 #: Settings > Display > At start: the stored value and what the user reads.
 START_HIDDEN = (("no", "Show the chat window"), ("overlay", "Only her, on the desktop"),
