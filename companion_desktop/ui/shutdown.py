@@ -139,11 +139,22 @@ def install_quit_signals(app) -> None:  # noqa: ANN001
     after ``watch_quit_signals``)."""
     from PySide6.QtCore import QTimer
 
-    _START["then"] = lambda: QTimer.singleShot(0, app.quit)  # also before the loop runs
+    _START["then"] = lambda: QTimer.singleShot(0, lambda: _quit(app))  # also before the loop
     try:
         app._signal_wake = _signal_wake(app)
     except (OSError, ValueError) as error:  # no socket pair: signals still work, later
         log.debug("no signal wake-up: %s", error)
+
+
+def _quit(app) -> None:  # noqa: ANN001
+    """End ``app``'s event loop; a modal dialog shown before it runs (the welcome) is
+    closed as cancelled first (``quit`` only ends a running ``exec``, not a dialog's)."""
+    from PySide6.QtWidgets import QApplication, QDialog
+
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, QDialog) and widget.isVisible() and widget.isModal():
+            widget.reject()
+    app.quit()
 
 
 def end_process(code: int) -> None:

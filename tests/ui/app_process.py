@@ -22,20 +22,25 @@ DRIVER = Path(__file__).with_name("quit_driver.py")
 
 class AppProcess:
     """One app on ``data``; its output goes to ``log`` (stdout and stderr). ``script``:
-    Python code run instead of ``-m companion_desktop`` (same arguments)."""
+    Python code run instead of ``-m companion_desktop`` (same arguments); ``welcome``:
+    the first-run welcome is not skipped."""
 
     def __init__(self, data: Path, work: Path, quit_flag: bool = False,
                  args: tuple[str, ...] = (), send: str | None = None,
-                 photo: Path | None = None, script: str | None = None) -> None:
+                 photo: Path | None = None, script: str | None = None,
+                 welcome: bool = False) -> None:
         work.mkdir(parents=True, exist_ok=True)
         self.data = data
         self.stats = work / "frames.jsonl"
         self.log = work / "app.log"
         self.flag = work / "quit-now"
+        self.display = os.environ.get("DISPLAY", ":99")
         env = {**os.environ, NO_WELCOME_ENV: "1", FRAME_STATS_ENV: str(self.stats),
-               "QT_QPA_PLATFORM": "xcb", "DISPLAY": os.environ.get("DISPLAY", ":99"),
+               "QT_QPA_PLATFORM": "xcb", "DISPLAY": self.display,
                "PYTHONPATH": str(ROOT)}
         env.pop("COMPANION_API_KEY", None)
+        if welcome:  # a folder with no model set up shows the welcome first
+            env.pop(NO_WELCOME_ENV)
         entry = ["-c", script] if script is not None else ["-m", "companion_desktop"]
         command = [sys.executable, *entry, "--data-dir", str(data), *args]
         if quit_flag or send is not None or photo is not None:
@@ -68,6 +73,21 @@ class AppProcess:
                       timeout, "window shown")
         self.wait_for(lambda: self._noted(lambda n: n.get("pictures", 0) > 0), timeout,
                       "her first picture")
+
+    def shows_window(self, title: str) -> bool:
+        """A window of this process whose title starts with ``title`` is on the display
+        (X11)."""
+        tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True,
+                              env={**os.environ, "DISPLAY": self.display}).stdout
+        for line in tree.splitlines():
+            if f' "{title}' in line:
+                window = line.split()[0]
+                owner = subprocess.run(["xprop", "-id", window, "_NET_WM_PID"],
+                                       capture_output=True, text=True,
+                                       env={**os.environ, "DISPLAY": self.display}).stdout
+                if owner.strip().endswith(f"= {self.proc.pid}"):
+                    return True
+        return False
 
     def wait_said(self, text: str, timeout: float = 30.0) -> None:
         """Until the app (the quit driver) has printed ``text``."""

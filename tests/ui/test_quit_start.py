@@ -4,6 +4,7 @@ ends the process within 3 s with exit code 0, and the next start comes up normal
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 
@@ -53,4 +54,18 @@ def test_her_own_process_ends_without_the_interpreters_teardown(tmp_path):
     finally:
         app.kill()
     assert "interpreter teardown" not in app.output()
+    assert integrity(tmp_path / "data") == "ok"
+
+
+@pytest.mark.skipif(not shutil.which("xwininfo") or not shutil.which("xprop"),
+                    reason="xwininfo and xprop find her welcome on the display")
+def test_sigterm_while_the_welcome_is_open(tmp_path):
+    """The first run's welcome is a dialog of its own, shown before the event loop runs
+    (quitting the loop alone does not end it: the app hung there)."""
+    app = AppProcess(tmp_path / "data", tmp_path / "run", welcome=True)
+    try:
+        app.wait_for(lambda: app.shows_window("Welcome"), 30, "the welcome")
+        assert app.quit("sigterm") < 3.0
+    finally:
+        app.kill()
     assert integrity(tmp_path / "data") == "ok"
