@@ -27,6 +27,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 QUIT_WAIT_S = 1.2
 #: The most that is spent waiting for a model load (it cannot be interrupted).
 LOAD_WAIT_MS = 300
+#: The most the app's own process waits at its end for Python threads (a backup).
+THREADS_WAIT_S = 1.0
 QUIT_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
 
 
@@ -157,9 +160,15 @@ def _quit(app) -> None:  # noqa: ANN001
     app.quit()
 
 
-def end_process(code: int) -> None:
-    """End this process now with ``code`` (everything is closed): output is flushed,
-    the interpreter's teardown is skipped."""
+def end_process(code: int, wait_s: float = THREADS_WAIT_S) -> None:
+    """End this process with ``code`` (everything is closed): Python threads that are
+    not daemons (the day's backup being written) get up to ``wait_s`` together to end,
+    as the interpreter would wait for them; output is flushed; the interpreter's teardown
+    is skipped. A backup cut short leaves no archive (it is renamed into place whole)."""
+    end = time.monotonic() + wait_s
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(0.0, end - time.monotonic()))
     logging.shutdown()
     _flush()
     os._exit(code)

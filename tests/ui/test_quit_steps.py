@@ -138,3 +138,26 @@ def test_re_embedding_looks_at_a_quit_every_few_facts(qtbot, service):
     with qtbot.waitSignal(worker.finished, timeout=60_000):
         worker.restart()
     assert steps == [BATCH, 2 * BATCH, 3 * BATCH]  # a stop is heard after each
+
+
+def test_her_own_process_lets_a_backup_thread_finish_before_it_ends(tmp_path):
+    """``end_process`` skips the interpreter's teardown, not its wait for threads that are
+    not daemons (the day's backup): they get up to a second."""
+    import subprocess
+
+    done = tmp_path / "written"
+    code = (
+        "import sys, threading, time\n"
+        "from companion_desktop.ui import shutdown\n"
+        "def backup():\n"
+        "    time.sleep(0.3)\n"
+        "    open(sys.argv[1], 'w').write('whole')\n"
+        "threading.Thread(target=backup).start()\n"
+        "shutdown.end_process(3)\n"
+    )
+    from tests.ui.app_process import ROOT
+
+    ended = subprocess.run([sys.executable, "-c", code, str(done)], cwd=ROOT, timeout=60,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert ended.returncode == 3
+    assert done.read_text() == "whole"
