@@ -7,7 +7,8 @@ import json
 import sys
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from companion_desktop.cli import CliError
 from companion_desktop.llm.base import LlmError
@@ -19,7 +20,10 @@ from companion_desktop.pipeline.images import ImageRefused, PreparedImage, prepa
 from companion_desktop.pipeline.runner import SHOW_ONLY_TEXT, TurnResult, TurnRunner
 from companion_desktop.pipeline.tool_access import ToolAccess
 from companion_desktop.storage import savefile
-from companion_desktop.storage.settings import LlmSettings, load_settings
+from companion_desktop.storage.settings import HearingSettings, LlmSettings, load_settings
+
+if TYPE_CHECKING:
+    from companion_desktop.voice.stt import Transcript
 
 
 #: Characters never written to a terminal: C0 controls but tab and newline (ESC starts
@@ -107,17 +111,20 @@ def run_chat(args: argparse.Namespace, now: datetime, service: CompanionService)
     except (ProviderNotReady, LlmError) as error:
         raise CliError(terminal_text(str(error))) from None
     image = _prepared(args.image) if getattr(args, "image", None) else None
+    heard = _heard(args.audio, service) if getattr(args, "audio", None) else None
     tools = ToolAccess(service.db)  # the MCP servers of Settings > Tools, as in the window
     runner = TurnRunner(service, provider, clock, tools=tools)
     try:
-        for message in _messages(args):
-            if message.strip() == "/relationship":
+        for message, transcript in _turns(args, heard):
+            if transcript is None and message.strip() == "/relationship":
                 print(terminal_text(service.relationship_text(clock())))
                 continue
             printer = None if args.json else _Printer()
             notice = _notice(service, config) if image is not None else None
             if notice and not args.json:
                 print(terminal_text(notice), file=sys.stderr)
+            if transcript is not None and not args.json:
+                print(f"(heard) {terminal_text(message)}", file=sys.stderr, flush=True)
             try:
                 result = runner.run(message, printer, image=image)
             except LlmError as error:
@@ -129,13 +136,57 @@ def run_chat(args: argparse.Namespace, now: datetime, service: CompanionService)
                 return 1
             image = None  # the photo goes with the first message only
             if args.json:
-                emit({**result_json(result), **({"notice": notice} if notice else {})})
+                emit({**result_json(result), **({"notice": notice} if notice else {}),
+                      **({"heard": heard_json(transcript)} if transcript else {})})
             else:
                 sys.stdout.write("\n")
     finally:
         runner.close()
         tools.close()
     return 0
+
+
+def _turns(args: argparse.Namespace,
+           heard: list[Transcript] | None) -> Iterator[tuple[str, Transcript | None]]:
+    """(message, what was heard) per turn: the spoken ones with ``--audio``, else typed."""
+    if heard is not None:
+        yield from ((transcript.text.strip(), transcript) for transcript in heard)
+    else:
+        yield from ((message, None) for message in _messages(args))
+
+
+def heard_json(transcript: Transcript) -> dict[str, Any]:
+    return {"text": transcript.text.strip(), "language": transcript.language,
+            "seconds": round(transcript.seconds, 3),
+            "audioSeconds": round(transcript.audio_seconds, 3), "backend": transcript.backend}
+
+
+def _heard(path: str, service: CompanionService) -> list[Transcript]:
+    """The spoken turns in the audio file at ``path``, heard and recognised as the
+    microphone's are (Settings > Voice > Hearing; hands-free); CliError when it cannot be
+    read, recognition cannot run, or nobody speaks in it (then nothing is sent or saved)."""
+    from companion_desktop.pipeline.hearing import recognise_recording
+    from companion_desktop.voice.audio import AudioFileError, load_audio
+    from companion_desktop.voice.stt import SttError
+    from companion_desktop.voice.vad import VadUnavailable
+
+    with service.db.read_session() as session:
+        settings = load_settings(session, HearingSettings)
+    shown: list[int] = []
+
+    def progress(fraction: float, text: str) -> None:  # the model's first-use assembly
+        if not shown or int(fraction * 10) != shown[-1]:
+            shown.append(int(fraction * 10))
+            print(terminal_text(text), file=sys.stderr, flush=True)
+
+    try:
+        heard = recognise_recording(load_audio(path), settings,
+                                    Path(service.db.path).parent / "cache", progress)
+    except (AudioFileError, SttError, VadUnavailable) as error:
+        raise CliError(terminal_text(str(error))) from None
+    if not heard:
+        raise CliError(f"No speech was heard in {terminal_text(str(path))}; nothing was sent.")
+    return heard
 
 
 def _prepared(path: str) -> PreparedImage:

@@ -57,8 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--provider", help="provider id, e.g. ollama, openai, anthropic, google")
     chat.add_argument("--base-url", help="API root, including /v1 where the provider has one")
     chat.add_argument("--model", help="model name")
-    chat.add_argument("--message", action="append",
+    said = chat.add_mutually_exclusive_group()
+    said.add_argument("--message", action="append",
                       help="a message to send (repeatable); without it, one message per line of stdin")
+    said.add_argument("--audio", metavar="FILE",
+                      help="say it: each utterance in this recording (WAV, FLAC, MP3) is heard "
+                           "as from the microphone and sent as one turn")
     chat.add_argument("--json", action="store_true", help="print one JSON object per turn")
     chat.add_argument("--image", metavar="PATH",
                       help="show her this photo with the first message (alone when no message)")

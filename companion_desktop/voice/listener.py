@@ -152,6 +152,19 @@ class Listener:
             return events + self._continue(frame, speech)
         return events + self._wait(frame, speech)
 
+    def end(self) -> list[ListenEvent]:
+        """The capture ended (the end of a file): the samples short of a frame are heard
+        with silence after them, and an utterance under way is finished now (hands-free)
+        or released (push-to-talk)."""
+        events: list[ListenEvent] = []
+        if self._pending.size:
+            events.extend(self.feed(np.zeros(FRAME - self._pending.size, np.float32)))
+        if self.options.mode == "push_to_talk":
+            return events + self.release()
+        if self._active:
+            events.extend(self._finish(trim_end=True))
+        return events
+
     # -- hands-free --------------------------------------------------------------------
     def _wait(self, frame: np.ndarray, speech: bool) -> list[ListenEvent]:
         if speech:

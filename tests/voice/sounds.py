@@ -47,3 +47,11 @@ def chunks(samples: np.ndarray, seed: int = 0) -> Iterator[np.ndarray]:
         size = int(rng.choice([160, 320, 441, 800, 1024, 1600]))
         yield samples[start:start + size]
         start += size
+
+
+def two_sentences(first: str, second: str, tail_s: float = 1.0) -> np.ndarray:
+    """Half a second of a quiet room, ``first``, a 1.2 s pause, ``second``, then ``tail_s``
+    of the room (0: the recording stops as the last word ends)."""
+    said = np.concatenate([silence(0.5), speak(first), silence(1.2), speak(second),
+                           silence(tail_s)])
+    return room(said, seed=1)

