@@ -26,7 +26,8 @@ from tests.llm.wire_formats import openai_tool_call_events
 from tests.ui.app_process import AppProcess, integrity
 from tests.ui.scripted_provider import Script, ScriptedServer
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="xcb display")
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="xcb display"),
+              pytest.mark.slow]
 DEMO = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 LEFT = "quit while still running"
 

@@ -6,6 +6,7 @@ saved, and the next start on the same folder comes up."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import struct
 import sys
@@ -132,6 +133,7 @@ def test_quit_while_facts_are_re_embedded(tmp_path):
     comes_up_again(data, tmp_path / "again")
 
 
+@pytest.mark.skipif(not shutil.which("espeak-ng"), reason="her offline voice is espeak-ng")
 def test_quit_while_she_speaks(tmp_path):
     words = "Tea is lovely in the morning, and the river is calm today. " * 6
     with ScriptedServer() as server:
