@@ -28,12 +28,15 @@ def test_a_second_launch_asks_the_first_to_come_forward(qtbot, tmp_path):
     data = tmp_path / "data"
     instance = claim(data)
     assert instance is not None
+    second = None
     try:
         with qtbot.waitSignal(instance.activated, timeout=30000):
             second = AppProcess(data, tmp_path / "second")
         assert second.proc.wait(30) == 0, second.output()
         assert not (data / DB_FILENAME).exists()  # the second never opened the database
     finally:
+        if second is not None:
+            second.kill()  # never left running as a full app once the folder is free
         instance.release()
     again = claim(data)  # released: the next start may run
     assert again is not None
