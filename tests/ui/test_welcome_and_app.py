@@ -71,7 +71,26 @@ def test_cloud_choice_needs_a_key(welcome, service):
         assert load_settings(session, LlmSettings).provider is None
 
 
-def test_run_gui_opens_the_chat_window_and_closes_cleanly(qtbot, tmp_path, monkeypatch):
+@pytest.fixture
+def app_run_ends_cleanly(qapp):
+    """run_gui's windows are closed and freed here; closing the last one outside its event
+    loop quits the application again, which leaves every later event loop (qtbot.wait)
+    returning at once: a short run of the application's loop clears that."""
+    import gc
+
+    yield
+    for widget in QApplication.topLevelWidgets():
+        widget.close()
+        widget.deleteLater()
+    qapp.processEvents()
+    gc.collect()
+    qapp.processEvents()
+    QTimer.singleShot(0, qapp.quit)
+    qapp.exec()
+
+
+def test_run_gui_opens_the_chat_window_and_closes_cleanly(qtbot, tmp_path, monkeypatch,
+                                                          app_run_ends_cleanly):
     from companion_desktop.app import run_gui
     from companion_desktop.ui.chat_window import ChatWindow
 
