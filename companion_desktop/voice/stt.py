@@ -24,9 +24,8 @@ MIN_AUDIO_S = 0.1
 #: Audio up to this long is recognised with a window cut to its length (see
 #: :func:`_short_window`); longer audio takes faster-whisper's own 30 s windows.
 SHORT_WINDOW_MAX_S = 25.0
-#: Silence added after the audio in a short window, in seconds (with less, a short
-#: utterance is often read over and over instead of ended).
-WINDOW_PAD_S = 2.0
+#: Silence added after the audio in a short window, in seconds.
+WINDOW_PAD_S = 1.0
 #: The most text tokens decoded in a short window: a base plus so many per second of
 #: audio (speech rarely passes 4 a second; more is the decoder going round in circles).
 TOKENS_BASE, TOKENS_PER_S = 10, 6
