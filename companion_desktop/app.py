@@ -55,6 +55,11 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("companion-desktop")
     app.setApplicationDisplayName("companion-desktop")
+    from companion_desktop.desktop_entry import APP_ID
+    from companion_desktop.ui.app_icon import app_icon
+
+    app.setDesktopFileName(APP_ID)  # Wayland's app id: the menu entry and its icon
+    app.setWindowIcon(app_icon())
     install_quit_signals(app)
     if quit_requested():
         return 0  # before anything was opened
@@ -141,12 +146,21 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
             window.backend_changed.connect(desktop.rewire)
             window.backend_changed.connect(desktop.settings_applied)
             window.desktop = desktop
-            if _overlay_visible(db):
+            if show_overlay:
                 desktop.overlay.show()
 
-        window.show()
-        _report_when_shown(window)
-        _after_first_paint(window, lambda: _in_turns(window, finish_start()))
+        from PySide6.QtWidgets import QSystemTrayIcon
+
+        from companion_desktop.desktop_entry import start_windows
+
+        show_chat, show_overlay = start_windows(  # Settings > Display > At start
+            display.start_hidden, _overlay_visible(db), QSystemTrayIcon.isSystemTrayAvailable())
+        if show_chat:
+            window.show()
+            _report_when_shown(window)
+            _after_first_paint(window, lambda: _in_turns(window, finish_start()))
+        else:
+            _in_turns(window, finish_start())
         memory_timer.start()  # the model loads once the window is up
         code = 0 if quit_requested() else app.exec()
         return code

@@ -122,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             from companion_desktop.app import run_gui
 
-            return run_gui(args.data_dir, now if args.now else None)
+            return run_gui(args.data_dir, now if args.now else None, end_process=True)
         from companion_desktop import commands
 
         return commands.run(args, now)

@@ -246,9 +246,12 @@ class Desktop(QObject):
     def _make_tray(self) -> QSystemTrayIcon | None:
         if not QSystemTrayIcon.isSystemTrayAvailable():
             return None
-        pixmap = QPixmap(32, 32)
-        pixmap.fill(0xFFE8578D)
-        tray = QSystemTrayIcon(QIcon(pixmap), self)
+        icon = QApplication.windowIcon()  # the app's icon (app.py sets it)
+        if icon.isNull():
+            pixmap = QPixmap(32, 32)
+            pixmap.fill(0xFFE8578D)
+            icon = QIcon(pixmap)
+        tray = QSystemTrayIcon(icon, self)
         tray.setToolTip("companion-desktop")
         menu = QMenu()
         menu.addAction("Show or hide her", self.toggle_overlay)

@@ -28,6 +28,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.hearing import hearing_options, make_transcriber
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import HearingSettings, load_settings
 from companion_desktop.ui.background import run_in_background
@@ -47,28 +48,6 @@ SourceFactory = Callable[[HearingSettings], "AudioSource"]
 def cache_folder(service: CompanionService) -> Path:
     """Where the assembled speech model lives: the data folder's ``cache``."""
     return Path(service.db.path).parent / "cache"
-
-
-def make_transcriber(settings: HearingSettings, cache_dir: Path,
-                     progress: Callable[[float, str], None]) -> object:
-    """The recogniser ``settings`` choose, ready to use (call off the GUI thread; SttError)."""
-    from companion_desktop.voice.stt import SttError, missing_packages
-
-    if settings.backend == "server":
-        if not (settings.base_url or "").startswith(("http://", "https://")):
-            raise SttError("Set the speech-to-text server's address in Settings > Voice.")
-        import httpx
-
-        from companion_desktop.llm.transcription import RemoteTranscriber, transcription_key
-
-        client = httpx.Client(timeout=httpx.Timeout(60.0, connect=5.0))
-        return RemoteTranscriber(settings.base_url, settings.model, transcription_key(), client)
-    missing = missing_packages()
-    if missing:
-        raise SttError(missing)
-    from companion_desktop.voice.whisper_files import open_local_whisper
-
-    return open_local_whisper(cache_dir, progress)
 
 
 def microphone(settings: HearingSettings) -> AudioSource:
@@ -191,7 +170,7 @@ class Hearing(QObject):
         if self.listener is not None:
             return True
         from companion_desktop.voice.echo import EchoCanceller
-        from companion_desktop.voice.listener import HearingOptions, Listener
+        from companion_desktop.voice.listener import Listener
         from companion_desktop.voice.vad import SpeechDetector, VadUnavailable
 
         settings = self.settings
@@ -201,9 +180,7 @@ class Hearing(QObject):
             self._fail(str(error))
             return False
         self.echo = self.echo or EchoCanceller()
-        options = HearingOptions(mode=settings.mode, sensitivity=settings.sensitivity,
-                                 silence_s=settings.silence_s, max_s=settings.max_s)
-        self.listener = Listener(options, detector, echo=self.echo)
+        self.listener = Listener(hearing_options(settings), detector, echo=self.echo)
         return True
 
     def _open(self) -> bool:
