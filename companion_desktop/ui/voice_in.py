@@ -85,7 +85,13 @@ class Hearing(QObject):
         self._queue: list[np.ndarray] = []
         self._recognising = False
         self._generation = 0
+        #: The last problem said (a view made after it shows it too); None once all is well.
+        self.last_problem: str | None = None
+        self.problem.connect(self._remember_problem)
         self.reload()
+
+    def _remember_problem(self, message: str) -> None:
+        self.last_problem = message
 
     @property
     def mode(self) -> str:
@@ -113,6 +119,7 @@ class Hearing(QObject):
             self._transcriber = None  # a server's key may have changed too
         self.settings = settings
         self.paused = False
+        self.last_problem = None
         if settings.mode == "off":
             self._set_state("off")
         else:
@@ -193,6 +200,7 @@ class Hearing(QObject):
         if not self.source.active and not self.source.start():
             self._close_source()
             return False
+        self.last_problem = None
         if self.mode == "hands_free":
             self._set_state("listening")
         return True

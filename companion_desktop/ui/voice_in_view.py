@@ -196,6 +196,8 @@ class ChatHearing(QObject):
     def show_mode(self) -> None:
         self.button.set_mode(self.hearing.mode, self.hearing.settings.ptt_key)
         self._state(self.hearing.state)
+        if self.hearing.last_problem:  # said before this view was made ("No microphone")
+            self.line.show_problem(self.hearing.last_problem)
 
     def _state(self, state: str) -> None:
         self.button.set_state(state)

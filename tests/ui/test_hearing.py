@@ -139,6 +139,21 @@ def test_no_microphone_in_the_chat_window_is_said_and_typing_works(qtbot, chat, 
     assert any("Typed reply." in bubble.text() for bubble in chat.transcript.bubbles())
 
 
+def test_hands_free_saved_before_start_says_no_microphone_at_once(qtbot, service, server):
+    """The app starts with hands-free already on: the reason she is not listening is on
+    the line from the first moment, not only "Not listening"."""
+    from tests.ui.conftest import make_window, use_server
+
+    save_hearing(service, mode="hands_free")
+    use_server(service, server)
+    window = make_window(qtbot, service)
+    try:
+        assert window.listen_line.text == NO_MICROPHONE
+        assert window.listen_line.property("kind") == "error"
+    finally:
+        window.shutdown()
+
+
 def test_push_to_talk_without_a_microphone(qtbot, chat):
     save_hearing(chat.service, mode="push_to_talk")
     chat.hearing.reload()
