@@ -1,6 +1,7 @@
 """The animation library: clips by id, loaded lazily from their .vrma files.
 
-Built-ins come from a folder's manifest, ``library.json`` (``resources/animations``)::
+Built-ins come from a folder's manifest, ``library.json``
+(``companion_desktop/builtin/animations``)::
 
     {"clips": [{"id": "idle_calm", "name": "Calm", "kind": "idle", "file": "idle_calm.vrma",
                 "description": "...", "loop": true}, ...]}
@@ -38,8 +39,10 @@ MANIFEST = "library.json"
 
 
 def default_folder() -> Path:
-    """``resources/animations`` of this checkout (or installation)."""
-    return Path(__file__).resolve().parents[3] / "resources" / "animations"
+    """The built-in clips, package data (``companion_desktop/builtin/animations``)."""
+    from companion_desktop.resources import builtin_clips_dir
+
+    return builtin_clips_dir()
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,8 @@ class LibraryEntry:
 
 class AnimationLibrary:
     """Clips by id. ``folder`` holds ``library.json`` and the built-in .vrma files
-    (default ``resources/animations``); ``loader`` reads one file (default ``load_vrma``)."""
+    (default: the package's ``builtin/animations``); ``loader`` reads one file (default
+    ``load_vrma``)."""
 
     def __init__(self, folder: Path | str | None = None, *,
                  loader: Callable[..., Clip] = load_vrma) -> None:

@@ -18,11 +18,11 @@ import pytest
 
 from companion_desktop.avatar.animation.workload import IDLE_CLIP, twin_frames
 from companion_desktop.avatar.vrm.loader import load_model
+from companion_desktop.resources import default_avatar_path
 from tests.avatar.runtime.runtime_models import GODETTE
 
-ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = Path(__file__).resolve().parent / "golden"
-MODELS = {"godette": GODETTE, "hana": ROOT / "resources" / "avatar" / "hana.vrm"}
+MODELS = {"godette": GODETTE, "hana": default_avatar_path()}
 FRAMES, EVERY, TOL = 300, 10, 1e-5
 
 
