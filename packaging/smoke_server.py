@@ -16,7 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.llm.provider_server import JsonReply, ProviderServer, StreamReply  # noqa: E402
 from tests.llm.wire_formats import openai_models, openai_stream  # noqa: E402
 
-REPLY = ["Hello from ", "the smoke ", "server!"]
+#: Her reply, then the state block that makes a memory (so the bundle's embedding model
+#: gets used): ``facts --json`` shows it with an embedding afterwards.
+REPLY = ["Hello from ", "the smoke ", "server!\n", '```json\n{"new_memory": ',
+         '"They love hiking in the mountains"}\n```']
 
 
 def main() -> int:
