@@ -47,8 +47,10 @@ def wheel(tmp_path_factory) -> Path:
     shutil.copytree(ROOT / "companion_desktop", src / "companion_desktop",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path_factory.mktemp("wheel")
+    # With build isolation: pyproject's build requirements, not whatever setuptools the
+    # test environment happens to have.
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
          str(src), "-w", str(out)], capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     (built,) = out.glob("companion_desktop-*.whl")
