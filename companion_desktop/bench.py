@@ -133,7 +133,9 @@ def bench_avatar_frame(path: Path, frames: int = 20, report: Callable[[str], Non
     from companion_desktop.avatar.vrm.loader import load_model
     from companion_desktop.avatar.vrm.relaxed import relaxed_pose
     from companion_desktop.avatar.vrm.runtime import AvatarRuntime
+    from companion_desktop.offscreen_gl import use_available_context
 
+    use_available_context()
     model = load_model(path)
     runtime = AvatarRuntime(model, random.Random(0), animation=relaxed_pose)
     for samples in (0, 4):

@@ -115,7 +115,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def use_utf8_streams() -> None:
+    """Read and write the terminal in UTF-8 whatever the locale (a Windows console's code
+    page cannot show her replies); unencodable characters become replacements, not errors."""
+    for stream in (sys.stdin, sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if reconfigure is not None and encoding != "utf8":
+            reconfigure(encoding="utf-8", errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    use_utf8_streams()
     args = build_parser().parse_args(argv)
     try:
         now = parse_now(args.now)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from dataclasses import replace
 
 import keyring
@@ -42,6 +43,23 @@ class KeyStoreError(LlmError):
     """The key could not be stored or removed (no keyring, or the keyring refused)."""
 
     retryable = False
+
+
+#: The largest secret the Windows credential store keeps, in bytes (CRED_MAX_CREDENTIAL_BLOB_SIZE);
+#: keyring writes the text as UTF-16, two bytes a character (four outside the BMP).
+WINDOWS_MAX_SECRET_BYTES = 2560
+
+
+def too_long_for_store(value: str, platform: str | None = None) -> str | None:
+    """What to say when ``value`` cannot fit the system keyring (only Windows has a small
+    limit), else None. The value itself is never quoted."""
+    if (platform or sys.platform) != "win32":
+        return None
+    size = len(value.encode("utf-16-le"))
+    if size <= WINDOWS_MAX_SECRET_BYTES:
+        return None
+    return (f"This secret is too long for the Windows credential store ({size} bytes; at most "
+            f"{WINDOWS_MAX_SECRET_BYTES}, about {WINDOWS_MAX_SECRET_BYTES // 2} characters).")
 
 
 def keyring_available() -> bool:
@@ -108,6 +126,8 @@ def set_key(provider_id: str, key: str) -> None:
         raise InvalidKeyError(problem)
     if not keyring_available():
         raise KeyStoreError(no_keyring(provider_id))
+    if long := too_long_for_store(key):
+        raise KeyStoreError(f"{long} Set {env_var(provider_id)} instead.")
     try:
         keyring.set_password(SERVICE, provider_id, key)
     except Exception as error:  # noqa: BLE001 - reported without the key
@@ -184,6 +204,8 @@ def set_mcp_secret(server: str, kind: str, name: str, value: str) -> None:
         return
     if not keyring_available():
         raise KeyStoreError(NO_MCP_KEYRING)
+    if long := too_long_for_store(value):
+        raise KeyStoreError(long)
     try:
         keyring.set_password(SERVICE, user, value)
     except Exception as error:  # noqa: BLE001 - reported without the value

@@ -35,6 +35,7 @@ from companion_desktop.llm.mcp_results import (
     root_cause,
     safe_url,
 )
+from companion_desktop.llm.programs import find_program, path_with
 
 log = logging.getLogger("companion_desktop.llm.mcp")
 
@@ -127,8 +128,10 @@ class McpConnection:
         env = get_default_environment()
         env.update({k: v for k in EXTRA_INHERITED_ENV if (v := os.environ.get(k))})
         env.update(config.env)
+        command = find_program(config.command) or config.command  # Homebrew, installers
+        env["PATH"] = path_with(command, env.get("PATH"))  # npx finds node beside it
         self._stderr = tempfile.TemporaryFile()
-        params = StdioServerParameters(command=config.command, args=list(config.args), env=env)
+        params = StdioServerParameters(command=command, args=list(config.args), env=env)
         errlog: Any = self._stderr  # any real file works; stderr must not reach ours
         return await stack.enter_async_context(stdio_client(params, errlog=errlog))
 

@@ -8,15 +8,17 @@ appears in one. Text is capped at :data:`MAX_TEXT_CHARS`.
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from typing import Protocol
 
 import httpx
 
 from companion_desktop.llm.errors import provider_detail, redact, redirect_target
+from companion_desktop.llm.programs import NO_WINDOW, find_program
 from companion_desktop.llm.wav import (  # noqa: F401 - decode_wav re-exported
     WAV_TYPES,
     SpeechAudio,
@@ -83,14 +85,15 @@ def cap_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
 
 # -- espeak-ng ----------------------------------------------------------------------------
 class EspeakBackend:
-    """The offline espeak-ng program: text on stdin, WAV on stdout, no shell."""
+    """The offline espeak-ng program: text on stdin, WAV to a temporary file (``-w``; on
+    Windows its stdout is a text stream), no shell and no console window."""
 
     def __init__(self, executable: str = "espeak-ng") -> None:
         self.executable = executable
         self._voices: list[Voice] | None = None
 
     def _path(self) -> str:
-        path = shutil.which(self.executable)
+        path = find_program(self.executable)
         if path is None:
             raise TtsError(
                 "espeak-ng is not installed (or not on the PATH). Install the espeak-ng "
@@ -100,12 +103,13 @@ class EspeakBackend:
 
     def available(self) -> bool:
         """True when the espeak-ng program can be found."""
-        return shutil.which(self.executable) is not None
+        return find_program(self.executable) is not None
 
     def _run(self, args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
         try:
             return subprocess.run([self._path(), *args], input=stdin, capture_output=True,
-                                  timeout=ESPEAK_TIMEOUT_S, check=False)
+                                  timeout=ESPEAK_TIMEOUT_S, check=False,
+                                  creationflags=NO_WINDOW)
         except subprocess.TimeoutExpired:
             raise TtsError(f"espeak-ng took longer than {ESPEAK_TIMEOUT_S:.0f} s "
                            "and was stopped.") from None
@@ -130,14 +134,21 @@ class EspeakBackend:
         text = cap_text(text)
         if not text:
             return SpeechAudio(b"", 22_050)
-        args = ["--stdout", "-b", "1", "-s", str(round(ESPEAK_WPM * options.rate)),
+        args = ["-b", "1", "-s", str(round(ESPEAK_WPM * options.rate)),
                 "-p", str(min(99, max(0, round(ESPEAK_PITCH * options.pitch))))]
         if voice:
             args += ["-v", self._checked_voice(voice)]
-        done = self._run(args, text.encode("utf-8"))
-        if done.returncode != 0 or not done.stdout:
+        fd, wav_path = tempfile.mkstemp(prefix="companion-speech-", suffix=".wav")
+        os.close(fd)
+        try:
+            done = self._run(["-w", wav_path, *args], text.encode("utf-8"))
+            with open(wav_path, "rb") as wav:
+                data = wav.read()
+        finally:
+            os.unlink(wav_path)
+        if done.returncode != 0 or not data:
             raise TtsError(f"espeak-ng could not speak: {_first_line(done.stderr)}")
-        return decode_wav_from(done.stdout, "espeak-ng")
+        return decode_wav_from(data, "espeak-ng")
 
     def _checked_voice(self, voice: str) -> str:
         base = voice.split("+", 1)[0]

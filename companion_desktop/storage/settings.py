@@ -51,6 +51,27 @@ class DisplaySettings(SettingsSection):
     start_hidden: Literal["no", "overlay", "tray"] = "no"
 
 
+class HotkeySettings(SettingsSection):
+    """Settings > Display > Global hotkeys: keys that work whichever window has the focus,
+    written as Qt shows them ("Ctrl+Alt+H"); blank turns one off. ``enabled`` (off until
+    the user turns it on: the listener watches every key typed anywhere) starts listening.
+    Push-to-talk has no key by default (F9 works inside her windows)."""
+
+    SECTION: ClassVar[str] = "hotkeys"
+    enabled: bool = False
+    toggle_overlay: str = Field(default="Ctrl+Alt+H", max_length=40)
+    toggle_click_through: str = Field(default="Ctrl+Alt+K", max_length=40)
+    push_to_talk: str = Field(default="", max_length=40)
+
+    def bindings(self) -> dict[str, str]:
+        """Action -> key text, nothing when hotkeys are off."""
+        if not self.enabled:
+            return {}
+        return {"toggle_overlay": self.toggle_overlay,
+                "toggle_click_through": self.toggle_click_through,
+                "push_to_talk": self.push_to_talk}
+
+
 class LlmSettings(SettingsSection):
     """Settings > LLM Model. ``context_window`` is in tokens, 1024-131072 (default 8192)."""
 

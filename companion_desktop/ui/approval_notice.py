@@ -17,9 +17,9 @@ import math
 import unicodedata
 from typing import Any
 
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QPlainTextEdit
 
+from companion_desktop.ui.style import fixed_font
 from companion_desktop.ui.transcript import Notice
 
 #: Characters of a tool or server name in the question line (the box below has all).
@@ -88,7 +88,7 @@ class ApprovalNotice(Notice):
         self.details = QPlainTextEdit(objectName="approvalCall")
         self.details.setReadOnly(True)
         self.details.setFrameShape(QFrame.Shape.StyledPanel)
-        self.details.setFont(QFont("DejaVu Sans Mono", 9))
+        self.details.setFont(fixed_font(9))
         self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.details.setPlainText(call_text(ticket.request))
         self.layout().insertWidget(1, self.details)

@@ -20,7 +20,7 @@ from PySide6.QtGui import QGuiApplication, QOffscreenSurface, QOpenGLContext, QS
 log = logging.getLogger(__name__)
 
 
-class _QtContext:
+class QtContext:
     def __init__(self) -> None:
         fmt = QSurfaceFormat()
         fmt.setRenderableType(QSurfaceFormat.RenderableType.OpenGL)
@@ -63,7 +63,7 @@ def _make_context():
     errors = []
     if QGuiApplication.platformName() not in ("offscreen", "minimal"):
         try:
-            return _QtContext()
+            return QtContext()
         except Exception as error:  # noqa: BLE001 - try the next way
             errors.append(str(error))
     try:

@@ -69,6 +69,7 @@ class ChatWindow(QMainWindow):
     settings_requested = Signal()
     backend_changed = Signal()  # the provider was (re)connected: rewire listeners
     photo_problem = Signal(str)  # a photo could not be shown (refused, gated, busy)
+    shutting_down = Signal()  # quit began: listeners of the desktop (global hotkeys) stop
 
     def __init__(self, service: CompanionService, clock: Callable[[], datetime],
                  backend: ChatBackend, host: object | None = None,
@@ -394,6 +395,7 @@ class ChatWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Stop the timer and the turn thread, end the session (the app calls this on quit)."""
+        self.shutting_down.emit()
         self.timer.stop()
         self.hearing.close()
         self.backend.shutdown()

@@ -22,9 +22,16 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.errors import StorageError
-from companion_desktop.storage.settings import AvatarSettings, DisplaySettings, load_settings, save_settings
+from companion_desktop.storage.settings import (
+    AvatarSettings,
+    DisplaySettings,
+    HotkeySettings,
+    load_settings,
+    save_settings,
+)
 from companion_desktop.ui.avatar_host import AvatarHost
 from companion_desktop.pipeline.reminders import ReminderService
+from companion_desktop.ui.hotkeys import GlobalHotkeys
 from companion_desktop.ui.overlay import OverlayWindow
 from companion_desktop.ui.reminder_poller import ReminderPoller
 from companion_desktop.ui.voice_link import VoiceLink
@@ -64,6 +71,13 @@ class Desktop(QObject):
 
         self.hearing = DesktopHearing(chat.hearing, self.overlay, self.voice, self)
         self.tray = self._make_tray()
+        self.hotkeys = GlobalHotkeys(self)
+        self.hotkeys.triggered.connect(self._hotkey)
+        self.hotkeys.talk.connect(lambda down: (chat.hearing.press if down else
+                                                chat.hearing.release)())
+        QApplication.instance().aboutToQuit.connect(self.hotkeys.stop)
+        chat.shutting_down.connect(self.hotkeys.stop)
+        self.start_hotkeys()
         self._wired = None
         self.rewire()
         host.model_changed.connect(self._on_model)
@@ -186,8 +200,9 @@ class Desktop(QObject):
         self.host.set_fps(self._avatar_settings().fps)
 
     def settings_applied(self) -> None:
-        """Settings were saved: display toggles, frame rate, voice and the idle pool take effect now."""
+        """Settings were saved: display toggles, frame rate, voice, hotkeys and the idle pool take effect now."""
         self._on_model()
+        self.start_hotkeys()
         self.voice.reload()
         director = self.host.director
         if director is not None and not (director.talking or director.thinking):
@@ -228,6 +243,21 @@ class Desktop(QObject):
     def _open_settings(self) -> None:
         self.show_chat()
         self.chat.open_settings()
+
+    def start_hotkeys(self) -> None:
+        """(Re)start the global hotkeys from Settings; a refusal is kept for Settings to show."""
+        try:
+            with self.service.db.read_session() as session:
+                settings = load_settings(session, HotkeySettings)
+        except StorageError:
+            settings = HotkeySettings()
+        self.hotkeys.start(settings.bindings())
+
+    def _hotkey(self, action: str) -> None:
+        if action == "toggle_overlay":
+            self.toggle_overlay()
+        elif action == "toggle_click_through":
+            self.overlay.set_click_through(not self.overlay.click_through)
 
     def toggle_overlay(self) -> None:
         self.overlay.setVisible(not self.overlay.isVisible())

@@ -71,6 +71,8 @@ class OverlayWindow(QWidget):
         self.setObjectName("overlay")
         self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
         self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground)
+        # macOS hides a Tool window whenever another app is frontmost; she stays shown.
+        self.setAttribute(Qt.WidgetAttribute.WA_MacAlwaysShowToolWindow)
         self.setWindowTitle("Hana")
         self.host = host
         self.send = send

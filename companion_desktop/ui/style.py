@@ -4,6 +4,8 @@ Palette: page #fbf7fb, ink #3a3340, plum #5b3a6e, orchid accent #b86ad6 (pressed
 #9b4fc0), lines #eadff0, muted #8a7d93, error rose #c0354f on #fdeef1.
 """
 
+from PySide6.QtGui import QFont, QFontDatabase
+
 STYLE_SHEET = """
 QMainWindow, QDialog { background: #fbf7fb; }
 QWidget { color: #3a3340; font-size: 13px; }
@@ -118,3 +120,10 @@ QScrollBar::add-line:vertical, QScrollBar::sub-line:vertical { height: 0; }
 QScrollBar::add-page:vertical, QScrollBar::sub-page:vertical { background: transparent; }
 QStatusBar { background: #fbf7fb; color: #a3263f; }
 """
+
+
+def fixed_font(point_size: int = 9) -> QFont:
+    """The system's fixed-pitch font (whatever the platform calls it) at ``point_size``."""
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    font.setPointSize(point_size)
+    return font

@@ -16,7 +16,6 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.ui.photo_widgets import rounded_pixmap
 from companion_desktop.ui.shimmer import ShimmerLabel
+from companion_desktop.ui.style import fixed_font
 
 if TYPE_CHECKING:
     from companion_desktop.ui.approval_notice import ApprovalNotice
@@ -147,7 +147,7 @@ class Notice(QFrame):
         layout.setContentsMargins(14, 8, 14, 8)
         self.label = _text_label(text, "noticeText")
         if kind == "card":
-            self.label.setFont(QFont("DejaVu Sans Mono", 9))
+            self.label.setFont(fixed_font(9))
         else:
             self.label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
         layout.addWidget(self.label)

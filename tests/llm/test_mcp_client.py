@@ -30,6 +30,7 @@ from companion_desktop.llm.mcp_client import (
     config_from_entry,
     outcome_from_result,
 )
+from companion_desktop.llm.programs import path_with
 from companion_desktop.storage.settings import McpServerEntry
 from tests.llm.test_keys import MemoryKeyring
 
@@ -151,7 +152,9 @@ def test_environment_is_minimal_plus_the_configured_variables(monkeypatch) -> No
     with McpHub([demo(env={"DEMO_VAR": "v1"})], connect_timeout=10) as own:
         assert own.call_tool("demo", "env", {"name": "DEMO_VAR"}).text == "v1"
         assert own.call_tool("demo", "env", {"name": "COMPANION_API_KEY"}).text == "<unset>"
-        assert own.call_tool("demo", "env", {"name": "PATH"}).text == os.environ["PATH"]
+        # the parent's PATH, plus the command's own folder (npx finds node beside it)
+        expected = path_with(sys.executable, os.environ["PATH"])
+        assert own.call_tool("demo", "env", {"name": "PATH"}).text == expected
 
 
 def test_missing_command_gives_a_clear_error_quickly() -> None:

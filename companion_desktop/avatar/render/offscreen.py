@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -18,9 +20,14 @@ from companion_desktop.avatar.vrm.model import VrmModel  # noqa: E402
 from .camera import Camera, Shot, frame_camera  # noqa: E402
 from .renderer import Lighting, Renderer  # noqa: E402
 
+#: Makes the context when none is passed (an object with ``create()`` returning itself,
+#: ``make_current()`` and ``release()``): EGL. The command line swaps in one that falls
+#: back to Qt's offscreen surface where EGL is missing (``companion_desktop.offscreen_gl``).
+context_factory: Callable[[], Any] = OffscreenContext
+
 
 class OffscreenRenderer:
-    """An EGL context with a renderer, kept across pictures. The model is uploaded once
+    """An offscreen context (EGL by default, see :data:`context_factory`) with a renderer, kept across pictures. The model is uploaded once
     and reused while the same ``VrmModel`` object is rendered again.
 
     Raises ``RenderUnavailable`` (from ``context``) when no context can be made.
@@ -29,7 +36,7 @@ class OffscreenRenderer:
     def __init__(self, samples: int = 4, lighting: Lighting | None = None,
                  context: OffscreenContext | None = None):
         self._owns_context = context is None
-        self.context = (context or OffscreenContext()).create()
+        self.context = (context or context_factory()).create()
         self.context.make_current()
         self.renderer = Renderer(samples=samples, lighting=lighting)
         self._model: VrmModel | None = None
@@ -77,7 +84,7 @@ def render_image(model: VrmModel, frame: Frame | None = None, width: int = 512,
                  height: int = 768, shot: Shot = "upper", background=None,
                  camera: Camera | None = None) -> np.ndarray:
     """One straight-alpha RGBA picture (height, width, 4) uint8 with a throwaway context."""
-    with OffscreenRenderer() as offscreen:
+    with OffscreenRenderer() as offscreen:  # the context from ``context_factory``
         return offscreen.render(model, frame, width, height, shot, camera, background)
 
 

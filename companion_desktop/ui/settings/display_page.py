@@ -1,6 +1,7 @@
 """Settings > Display: her mood faces, personalized moments, the overlay's frame rate,
 whether other programs (a local language model) go first for the CPU, and how the app
-starts: with the computer (an XDG autostart entry, Linux only) and what shows at start."""
+starts: with the computer (an XDG autostart entry, Linux only) and what shows at start,
+and the global hotkeys (``hotkeys_section``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from companion_desktop.storage.settings import (
     load_settings,
     save_settings,
 )
+from companion_desktop.ui.settings.hotkeys_section import HotkeysSection
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form
 from companion_desktop.ui.switch import Switch
 
@@ -63,6 +65,8 @@ class DisplayPage(QWidget):
             "speed; she may move less smoothly while it works. Takes effect the next time the "
             "app starts.")
         self._start_rows(form, display)
+        self.hotkeys = HotkeysSection(service)
+        form.addRow("Global hotkeys", self.hotkeys)
         name_labels(form)
         layout.addLayout(form)
         layout.addStretch(1)
@@ -87,7 +91,8 @@ class DisplayPage(QWidget):
         form.addRow("At start", column)
 
     def check(self) -> None:
-        """Nothing on this page can be invalid."""
+        """SettingsProblem for a global hotkey that cannot be one."""
+        self.hotkeys.check()
 
     def apply(self) -> None:
         """Saves the page; SettingsProblem (nothing of this page saved) when the autostart
@@ -112,6 +117,7 @@ class DisplayPage(QWidget):
             avatar = load_settings(session, AvatarSettings)
             avatar.fps = self.fps.value()
             save_settings(session, avatar)
+        self.hotkeys.apply()
 
 
 def _switch(form, label: str, text: str, name: str, checked: bool, hint: str) -> Switch:  # noqa: ANN001

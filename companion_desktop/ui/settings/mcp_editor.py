@@ -10,7 +10,6 @@ Only the names are stored in the settings.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 
 from PySide6.QtWidgets import (
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.llm import keys
 from companion_desktop.llm.mcp_client import McpServerConfig
+from companion_desktop.llm.programs import join_args, split_args
 from companion_desktop.storage.settings import McpServerEntry
 from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.settings.llm_page import name_labels, new_form, status
@@ -127,7 +127,7 @@ class ServerEditor(QDialog):
         self.transport.setCurrentIndex(self.transport.findData(e.transport))
         self.command = QLineEdit(e.command, objectName="mcpCommand",
                                  placeholderText="e.g. npx or /usr/bin/python3")
-        self.args = QLineEdit(shlex.join(e.args), objectName="mcpArgs",
+        self.args = QLineEdit(join_args(list(e.args)), objectName="mcpArgs",
                               placeholderText="e.g. -y @modelcontextprotocol/server-memory")
         self.env = QPlainTextEdit("\n".join(f"{n}={MASK}" for n in e.env_names),
                                   objectName="mcpEnv", placeholderText="NAME=value, one a line")
@@ -178,7 +178,7 @@ class ServerEditor(QDialog):
         """The draft as filled in; ValueError with a message when it cannot be used."""
         old = self.draft.entry
         try:
-            args = shlex.split(self.args.text())
+            args = split_args(self.args.text())
         except ValueError as error:
             raise ValueError(f"Arguments: {error} (check the quotes).") from None
         env_names, env = parse_pairs(self.env.toPlainText(), "env", old.env_names)
