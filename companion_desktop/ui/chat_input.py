@@ -40,10 +40,16 @@ class ChatInput(QPlainTextEdit):
         super().__init__(parent)
         self.setObjectName("chatInput")
         self.setTabChangesFocus(True)
-        self.setPlaceholderText("Say something…  (Enter sends, Shift+Enter for a new line)")
+        self.set_ready(True)
         self.setProperty("busy", False)
         self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
         self._fit_height()
+
+    def set_ready(self, ready: bool) -> None:
+        """The hint in the empty box: how to send, or that a model must be set up first."""
+        self.setPlaceholderText(
+            "Say something…  (Enter sends, Shift+Enter for a new line)" if ready
+            else "Set up a language model in Settings to start talking")
 
     def set_busy(self, busy: bool) -> None:
         """Dim the box while a turn runs; typing stays possible."""

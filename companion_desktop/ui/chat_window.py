@@ -238,10 +238,7 @@ class ChatWindow(QMainWindow):
             self.model_line.setText(f"{config.model} · {where}")
         else:
             self.model_line.setText("no model set up")
-        self.input.setPlaceholderText(
-            "Say something…  (Enter sends, Shift+Enter for a new line)" if ready
-            else "Set up a language model in Settings to start talking"
-        )
+        self.input.set_ready(ready)
         self._update_buttons()
 
     def _wire_controller(self) -> None:

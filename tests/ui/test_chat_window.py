@@ -205,3 +205,9 @@ def test_locked_database_is_shown_not_raised(qtbot, tmp_path):
     assert window.statusBar().currentMessage() == ""
     window.shutdown()
     db.close()
+
+
+def test_the_empty_box_says_what_to_do(bare_chat, chat):
+    """No model: the box says to set one up; a ready model: how to send."""
+    assert bare_chat.input.placeholderText().startswith("Set up a language model in Settings")
+    assert chat.input.placeholderText().startswith("Say something…")
