@@ -102,3 +102,29 @@ def run_in_background(
     job = _Job(fn, relay)
     job.setAutoDelete(True)
     pool().start(job)
+
+
+class Latest:
+    """Jobs that answer the form as it is now (a model list, a voice list): each new one
+    supersedes the ones still running, whose outcome is dropped when it comes in later.
+    Pool threads finish in any order, so without this a slow answer for an old URL could
+    overwrite the answer for the one the user typed since."""
+
+    def __init__(self, owner: QObject) -> None:
+        self.owner = owner
+        self.generation = 0
+
+    def run(self, fn: Callable[[], Any], on_done: Callable[[Any], None],
+            on_error: Callable[[Exception], None]) -> None:
+        self.generation += 1
+        mine = self.generation
+
+        def done(result: Any) -> None:
+            if mine == self.generation:
+                on_done(result)
+
+        def failed(error: Exception) -> None:
+            if mine == self.generation:
+                on_error(error)
+
+        run_in_background(self.owner, fn, done, failed)

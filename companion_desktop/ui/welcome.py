@@ -34,7 +34,7 @@ from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage import repository
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import LlmSettings, load_settings, save_settings
-from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.background import Latest, run_in_background
 from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.settings.llm_page import call_provider, status
 from companion_desktop.ui.style import STYLE_SHEET
@@ -63,6 +63,7 @@ class WelcomeDialog(QDialog):
         super().__init__(parent)
         self.service = service
         self.servers = default_servers() if servers is None else servers
+        self._cloud_lists = Latest(self)
         self.setObjectName("welcomeDialog")
         self.setWindowTitle("Welcome")
         self.setStyleSheet(STYLE_SHEET)
@@ -193,8 +194,8 @@ class WelcomeDialog(QDialog):
     def list_cloud_models(self) -> None:
         self.list_button.setEnabled(False)
         status(self.cloud_status, "Asking for the models…", "hint")
-        run_in_background(self, lambda c=self._cloud_config(): call_provider(c, "list_models"),
-                          self._cloud_models, self._cloud_failed)
+        self._cloud_lists.run(lambda c=self._cloud_config(): call_provider(c, "list_models"),
+                              self._cloud_models, self._cloud_failed)
 
     def _cloud_models(self, models: list[str]) -> None:
         self.list_button.setEnabled(True)

@@ -46,8 +46,9 @@ def tone_wav(seconds: float = 0.4, rate: int = 16_000) -> bytes:
 class SpeechServer:
     """``/v1/audio/speech`` (WAV) and ``/v1/audio/voices`` on 127.0.0.1, recording requests."""
 
-    def __init__(self) -> None:
+    def __init__(self, voice: str = "luna", hold: threading.Event | None = None) -> None:
         self.requests: list[tuple[str, str, dict]] = []  # (path, authorization, json body)
+        self.hold = hold  # the voice list waits for it when given
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -64,7 +65,9 @@ class SpeechServer:
             def do_GET(self) -> None:  # noqa: N802
                 outer.requests.append((self.path, self.headers.get("Authorization", ""), {}))
                 if self.path == "/v1/audio/voices":
-                    body = json.dumps({"voices": [{"id": "luna", "name": "Luna"}]}).encode()
+                    if outer.hold is not None:
+                        outer.hold.wait(5)
+                    body = json.dumps({"voices": [{"id": voice, "name": voice}]}).encode()
                     self._reply(200, "application/json", body)
                 else:
                     self._reply(404, "text/plain", b"no")
@@ -115,6 +118,30 @@ def stored(service) -> VoiceSettings:
 def use_server(page: VoicePage, server: SpeechServer) -> None:
     page.backend.setCurrentIndex(page.backend.findData("openai"))
     page.base_url.setText(server.base_url)
+
+
+def test_the_list_for_the_url_typed_last_wins(page, speech_server, qtbot):
+    """A slow answer for the URL typed before must not replace the list for the one typed
+    since (pool threads finish in any order)."""
+    hold = threading.Event()
+    slow = SpeechServer(voice="stale", hold=hold)
+    try:
+        use_server(page, slow)
+        page.load_voices()  # held by the slow server
+        qtbot.waitUntil(lambda: any(r[0] == "/v1/audio/voices" for r in slow.requests),
+                        timeout=WAIT_MS)
+        page.base_url.setText(speech_server.base_url)
+        page.load_voices()
+        qtbot.waitUntil(lambda: page.voice.findData("luna") >= 0, timeout=WAIT_MS)
+        hold.set()  # now the old answer comes in
+        from companion_desktop.ui.background import pool
+        assert pool().waitForDone(WAIT_MS)
+        qtbot.wait(50)
+        assert page.voice.findData("luna") >= 0 and page.voice.findData("stale") < 0
+        assert page.refresh_button.isEnabled()
+    finally:
+        hold.set()
+        slow.close()
 
 
 @needs_espeak

@@ -33,7 +33,7 @@ from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage import animations as store
 from companion_desktop.storage.animations import AnimationEntry
 from companion_desktop.storage.errors import StorageError
-from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.background import Latest, run_in_background
 from companion_desktop.ui.plain import ask_yes_no, plain_label
 from companion_desktop.ui.settings.llm_page import SettingsProblem, status
 from companion_desktop.ui.switch import Switch
@@ -98,6 +98,7 @@ class AnimationsPage(QWidget):
         super().__init__(parent)
         self.service = service
         self.host = host
+        self._previews = Latest(self)  # the clip clicked last plays
         self.animations = animations or getattr(service, "animations", None) or AnimationService(
             service.db, service.db.path.parent)
         #: Asks the user a yes/no question (tests replace it).
@@ -286,8 +287,8 @@ class AnimationsPage(QWidget):
             status(self.preview_status, NO_AVATAR, "error")
             return
         status(self.preview_status, "Loading the clip…", "hint")
-        run_in_background(self, lambda: self.animations.clip(animation_id), self._play,
-                          lambda error: status(self.preview_status, f"✗  {error}", "error"))
+        self._previews.run(lambda: self.animations.clip(animation_id), self._play,
+                           lambda error: status(self.preview_status, f"✗  {error}", "error"))
 
     def _play(self, clip: Any) -> None:
         play = self.player()

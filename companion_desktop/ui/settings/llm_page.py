@@ -27,7 +27,7 @@ from companion_desktop.llm.registry import SPECS
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.provider_setup import open_provider
 from companion_desktop.storage.settings import LlmSettings, load_settings, save_settings
-from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.background import Latest
 from companion_desktop.ui.settings.key_field import SAVED_KEY, KeyField
 from companion_desktop.ui.switch import Switch
 
@@ -89,6 +89,7 @@ class LlmPage(QWidget):
         super().__init__(parent)
         self.service = service
         self.local_servers = None  # where "Find a model" looks (None: the usual ports)
+        self._model_lists, self._tests = Latest(self), Latest(self)
         with service.db.read_session() as session:
             self.saved = load_settings(session, LlmSettings)
         layout = QVBoxLayout(self)
@@ -244,8 +245,8 @@ class LlmPage(QWidget):
         """Ask the server for its models (off the GUI thread) and fill the picker."""
         self.refresh_button.setEnabled(False)
         status(self.models_status, "Asking the server for its models…", "hint")
-        run_in_background(self, lambda c=self.config(): call_provider(c, "list_models"),
-                          self._models_found, self._models_failed)
+        self._model_lists.run(lambda c=self.config(): call_provider(c, "list_models"),
+                              self._models_found, self._models_failed)
 
     def _models_found(self, models: list[str]) -> None:
         self.refresh_button.setEnabled(True)
@@ -264,8 +265,8 @@ class LlmPage(QWidget):
     def test_connection(self) -> None:
         self.test_button.setEnabled(False)
         status(self.test_result, "Testing…", "hint")
-        run_in_background(self, lambda c=self.config(): call_provider(c, "test_connection"),
-                          self._tested, self._test_failed)
+        self._tests.run(lambda c=self.config(): call_provider(c, "test_connection"),
+                        self._tested, self._test_failed)
 
     def _tested(self, line: str) -> None:
         self.test_button.setEnabled(True)

@@ -32,7 +32,7 @@ from companion_desktop.storage.settings import (
     load_settings,
     save_settings,
 )
-from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.background import Latest
 from companion_desktop.ui.settings.hearing_section import HearingSection, key_state
 from companion_desktop.ui.settings.key_field import KeyField
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form, status
@@ -73,6 +73,7 @@ class VoicePage(QWidget):
         self.trial: VoiceOut | None = None
         self._trial_client: httpx.Client | None = None
         self._voices_loaded = False
+        self._voice_lists = Latest(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(QLabel("Voice", objectName="pageTitle"))
@@ -210,9 +211,9 @@ class VoicePage(QWidget):
         self.refresh_button.setEnabled(False)
         status(self.voice_status, "Looking for voices…", "hint")
         settings, key = self.settings(), self.api_key()
-        run_in_background(self, lambda: list_voices(settings, key),
-                          lambda voices: self._voices_found(settings.backend, voices),
-                          self._voices_failed)
+        self._voice_lists.run(lambda: list_voices(settings, key),
+                              lambda voices: self._voices_found(settings.backend, voices),
+                              self._voices_failed)
 
     def _voices_found(self, backend: str, voices: list[Voice]) -> None:
         self.refresh_button.setEnabled(True)
