@@ -11,7 +11,7 @@ PY=${PYTHON:-python3}
 DEB_PACKAGES=(xvfb xcompmgr libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-xinerama0
   libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-shape0 libxkbcommon-x11-0
   libegl1 libgl1 libgl1-mesa-dri libegl-mesa0 libfontconfig1 libdbus-1-3 fonts-noto-color-emoji
-  espeak-ng desktop-file-utils appstream xdotool
+  espeak-ng desktop-file-utils appstream xdotool openbox
   binutils)  # binutils: objdump for the bundle build
 
 install_system_packages() {

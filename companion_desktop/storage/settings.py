@@ -251,3 +251,18 @@ def save_settings(session: Session, instance: SettingsSection, now: datetime | N
         session.add(row)
     row.data = checked.model_dump(mode="json")
     row.updated_at = now or datetime.now(timezone.utc)
+
+
+class DesktopLifeSettings(SettingsSection):
+    """Settings > Display > On the desktop (X11 only). ``gravity``: let go in the air, she
+    falls onto the window top or the bottom of the screen below her, and rides on windows
+    (off: she stays exactly where she is put). ``hide_fullscreen``: she hides while the
+    active window is fullscreen. ``always_hide``: applications (WM_CLASS names) whose active
+    window hides her, fullscreen or not; ``never_hide``: applications she stays shown over,
+    even fullscreen."""
+
+    SECTION: ClassVar[str] = "desktop_life"
+    gravity: bool = True
+    hide_fullscreen: bool = True
+    always_hide: list[str] = Field(default_factory=list)
+    never_hide: list[str] = Field(default_factory=list)

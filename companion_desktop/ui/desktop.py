@@ -58,6 +58,10 @@ class Desktop(QObject):
                                      show_image=self._show_image,
                                      open_photoboard=self._open_photoboard)
         self.overlay.restore_position(settings.positions)
+        from companion_desktop.ui.desktop_life import DesktopLife
+
+        self.life = DesktopLife(self.overlay, service)  # gravity, window tops, fullscreen
+        self.life.reload()
         self.overlay.open_chat.connect(self.show_chat)
         self.overlay.open_settings.connect(self._open_settings)
         self.overlay.quit_requested.connect(QApplication.quit)
@@ -204,6 +208,7 @@ class Desktop(QObject):
         self._on_model()
         self.start_hotkeys()
         self.voice.reload()
+        self.life.reload()
         director = self.host.director
         if director is not None and not (director.talking or director.thinking):
             director.back_to_idle()
@@ -260,6 +265,7 @@ class Desktop(QObject):
             self.overlay.set_click_through(not self.overlay.click_through)
 
     def toggle_overlay(self) -> None:
+        self.life.guard.user_toggled()
         self.overlay.setVisible(not self.overlay.isVisible())
         self._save_overlay()
 
@@ -315,7 +321,7 @@ class Desktop(QObject):
                 settings.scale = overlay.scale
                 settings.always_on_top = overlay.always_on_top
                 settings.click_through = overlay.click_through
-                settings.overlay_visible = overlay.isVisible()
+                settings.overlay_visible = overlay.isVisible() or self.life.guard.hiding
                 save_settings(session, settings)
         except StorageError as error:
             log.warning("could not save the overlay settings: %s", error)

@@ -41,6 +41,7 @@ OVERLAY_STYLE = """
 #compactInput:focus { border-color: #b46fd6; }
 """
 DRAG_THRESHOLD = 6
+FEET_SHARE = 0.03  # her feet's distance from the window bottom before her first picture
 MASK_MS = 250
 DROP_HINT = "Let go to show her this photo"
 
@@ -59,6 +60,8 @@ class OverlayWindow(QWidget):
     quit_requested = Signal()
     settings_changed = Signal()  # position, scale or a toggle moved: the app saves them
     photo_requested = Signal()
+    drag_started = Signal()  # the user picked her up (placement: no gravity while held)
+    drag_ended = Signal()  # and let go (placement: she falls from there)
 
     def __init__(self, host: AvatarHost, send: Callable[[str], bool] | None = None,
                  always_on_top: bool = True, click_through: bool = True, scale: float = 1.0,
@@ -107,6 +110,7 @@ class OverlayWindow(QWidget):
         self._mask_timer.start()
         self.resize(self._scaled_size())
         self._hinting = False
+        self._feet: tuple[tuple[int, int], int] | None = None  # (window size, feet inset)
         if show_image is not None:
             self.drop_target = DropTarget(self, self._dropped, self._drop_hint)
 
@@ -138,6 +142,20 @@ class OverlayWindow(QWidget):
     def remember_position(self) -> None:
         self.positions[arrangement_key(screen_rects())] = (self.x(), self.y())
         self.settings_changed.emit()
+
+    def feet_inset(self) -> int:
+        """The empty pixels between her feet and the window's bottom, from her last picture
+        (measured once per window size; a share of the height until there is a picture)."""
+        size = self.size().toTuple()
+        if self._feet is not None and self._feet[0] == size:
+            return self._feet[1]
+        alpha = self.view.alpha_mask()
+        if alpha is None or not alpha.any():
+            return round(self.height() * FEET_SHARE)
+        lowest = int(np.flatnonzero(alpha.any(axis=1))[-1])
+        inset = max(0, self.height() - (self.view.y() + lowest + 1))
+        self._feet = (size, inset)
+        return inset
 
     def resizeEvent(self, event) -> None:  # noqa: N802, ANN001
         super().resizeEvent(event)
@@ -255,6 +273,8 @@ class OverlayWindow(QWidget):
         if kind == event.Type.MouseMove and self._press is not None:
             delta = event.globalPosition().toPoint() - self._press
             if self._dragging or delta.manhattanLength() > DRAG_THRESHOLD:
+                if not self._dragging:
+                    self.drag_started.emit()
                 self._dragging = True
                 self.move(self._origin + delta)
             return True
@@ -264,6 +284,7 @@ class OverlayWindow(QWidget):
                 self._dragging = False
                 self.move(bring_back(self.geometry(), screen_rects()))
                 self.remember_position()
+                self.drag_ended.emit()
             else:
                 self.tap(event.position().toPoint())
             return True

@@ -16,6 +16,7 @@ from companion_desktop.storage.settings import (
     load_settings,
     save_settings,
 )
+from companion_desktop.ui.settings.desktop_life_section import DesktopLifeSection
 from companion_desktop.ui.settings.hotkeys_section import HotkeysSection
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form
 from companion_desktop.ui.switch import Switch
@@ -65,6 +66,8 @@ class DisplayPage(QWidget):
             "speed; she may move less smoothly while it works. Takes effect the next time the "
             "app starts.")
         self._start_rows(form, display)
+        self.desktop_life = DesktopLifeSection(service)
+        form.addRow("On the desktop", self.desktop_life)
         self.hotkeys = HotkeysSection(service)
         form.addRow("Global hotkeys", self.hotkeys)
         name_labels(form)
@@ -118,6 +121,7 @@ class DisplayPage(QWidget):
             avatar.fps = self.fps.value()
             save_settings(session, avatar)
         self.hotkeys.apply()
+        self.desktop_life.apply()
 
 
 def _switch(form, label: str, text: str, name: str, checked: bool, hint: str) -> Switch:  # noqa: ANN001

@@ -1,0 +1,297 @@
+"""What the window manager knows about the desktop, read over X11 (EWMH).
+
+``DesktopX11`` keeps a picture of the other programs' windows: the normal, visible ones in
+stacking order (top-most first) with their outer frames, the active window (its application
+name from WM_CLASS, its title, whether it is fullscreen) and the work area. It is event
+driven: the window manager's property changes on the root window and the frames' configure,
+map and unmap events wake it (one coalesced re-read per burst); nothing runs between events,
+and nothing at all while no behaviour wants it (``want``). This app's own windows are left
+out (their process id).
+
+Where there is no X11 (Wayland without XWayland, Windows, macOS, no display, a window
+manager without EWMH), ``available`` is False and ``reason`` says why; every behaviour
+built on it then stays as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+
+from companion_desktop.ui.surfaces import Box, Surface, Win, surfaces
+
+log = logging.getLogger(__name__)
+COALESCE_MS = 30  # events within this time are read as one change
+ANY_DESKTOP = 0xFFFFFFFF
+NORMAL_TYPES = ("_NET_WM_WINDOW_TYPE_NORMAL",)
+
+
+@dataclass(frozen=True)
+class WindowInfo:
+    """One client window: ``box`` is its outer frame in logical pixels."""
+
+    wid: int
+    app: str
+    title: str
+    box: Box
+    fullscreen: bool
+
+
+def x11_unavailable_reason() -> str | None:
+    """Why the desktop cannot be read here, or None when X11 is there."""
+    if not sys.platform.startswith("linux") and not sys.platform.startswith("freebsd"):
+        return "Only on Linux desktops (X11) for now."
+    app = QGuiApplication.instance()
+    platform = app.platformName() if app is not None else ""
+    if platform and platform != "xcb":
+        if platform == "wayland":
+            return ("This Wayland session does not let apps see other windows. Start the app "
+                    "with QT_QPA_PLATFORM=xcb to use XWayland.")
+        return "There is no window manager to ask on this display."
+    if not os.environ.get("DISPLAY"):
+        return "There is no X11 display."
+    return None
+
+
+class DesktopX11(QObject):
+    """The desktop as the window manager sees it; ``changed`` when windows move, open,
+    close or restack, ``active_changed`` when the active window (or its fullscreen state,
+    or title) changes."""
+
+    changed = Signal()
+    active_changed = Signal()
+
+    def __init__(self, parent: QObject | None = None, own_pid: int | None = None) -> None:
+        super().__init__(parent)
+        self.own_pid = os.getpid() if own_pid is None else own_pid
+        self.reason: str | None = x11_unavailable_reason()
+        self._display = None
+        self._wanted: set[str] = set()
+        self._notifier: QSocketNotifier | None = None
+        self._timer = QTimer(self, singleShot=True, interval=COALESCE_MS, timeout=self.refresh)
+        self._static: dict[int, tuple[int | None, bool, str]] = {}  # wid -> (pid, normal, app)
+        self._windows: list[WindowInfo] = []
+        self._active: WindowInfo | None = None
+        self._active_key: tuple | None = None
+        self._workarea: Box | None = None
+        self.refreshes = 0  # how many times the desktop was read (tests, cost checks)
+
+    # ------------------------------------------------------------ on/off
+    @property
+    def available(self) -> bool:
+        return self.reason is None
+
+    @property
+    def running(self) -> bool:
+        return self._display is not None
+
+    def want(self, who: str, on: bool) -> None:
+        """``who`` (a behaviour) needs the desktop read, or no longer does; the connection
+        is open only while someone wants it."""
+        (self._wanted.add if on else self._wanted.discard)(who)
+        if self._wanted and self._display is None and self.available:
+            self._open()
+        elif not self._wanted and self._display is not None:
+            self._close()
+
+    def _open(self) -> None:
+        try:
+            from Xlib import X, display, error
+        except ImportError:
+            self.reason = "The X11 library (python-xlib) is not installed."
+            return
+        try:
+            self._display = display.Display()
+        except (error.DisplayError, error.ConnectionClosedError, OSError) as problem:
+            self.reason = f"Could not reach the X11 display ({problem})."
+            return
+        self._display.set_error_handler(lambda *_args: None)  # a window gone mid-read
+        self._root = self._display.screen().root
+        if self._prop(self._root, "_NET_SUPPORTING_WM_CHECK") is None:
+            self._display.close()
+            self._display = None
+            self.reason = "The window manager does not tell apps where windows are (no EWMH)."
+            return
+        self._root.change_attributes(event_mask=X.PropertyChangeMask | X.SubstructureNotifyMask)
+        self._display.flush()
+        self._notifier = QSocketNotifier(self._display.fileno(), QSocketNotifier.Type.Read, self)
+        self._notifier.activated.connect(self._events)
+        self.refresh()
+
+    def _close(self) -> None:
+        if self._notifier is not None:
+            self._notifier.setEnabled(False)
+            self._notifier.deleteLater()
+            self._notifier = None
+        self._timer.stop()
+        try:
+            self._display.close()
+        except Exception:  # noqa: BLE001 - closing a dead connection
+            pass
+        self._display = None
+        self._static.clear()
+        self._windows, self._active, self._active_key = [], None, None
+
+    def _events(self, *_args) -> None:  # noqa: ANN002
+        """Something happened: read it all, and re-read the desktop once things settle."""
+        if self._display is None:
+            return
+        try:
+            while self._display.pending_events():
+                self._display.next_event()
+        except Exception as problem:  # noqa: BLE001 - the display went away
+            log.warning("the X11 connection closed: %s", problem)
+            self.reason = "The X11 connection closed."
+            self._close()
+            self.changed.emit()
+            return
+        if not self._timer.isActive():
+            self._timer.start()
+
+    # ------------------------------------------------------------ reading
+    def _atom(self, name: str) -> int:
+        return self._display.intern_atom(name)
+
+    def _prop(self, window, name: str, kind: int = 0):  # noqa: ANN001
+        """A property's value list (None when absent or the window is gone)."""
+        from Xlib import error
+
+        try:
+            reply = window.get_full_property(self._atom(name), kind)
+        except (error.XError, error.BadWindow):
+            return None
+        return None if reply is None else reply.value
+
+    def refresh(self) -> None:
+        """Read the window list, geometry and the active window now."""
+        if self._display is None:
+            return
+        self.refreshes += 1
+        from Xlib import error
+
+        before, active_before = self._windows, self._active_key
+        stacking = self._prop(self._root, "_NET_CLIENT_LIST_STACKING") or []
+        current = self._prop(self._root, "_NET_CURRENT_DESKTOP")
+        current = int(current[0]) if current is not None and len(current) else 0
+        area = self._prop(self._root, "_NET_WORKAREA")
+        if area is not None and len(area) >= 4 * (current + 1):
+            x, y, w, h = (int(v) for v in area[4 * current:4 * current + 4])
+            self._workarea = self._logical(Box(x, y, x + w, y + h))
+        active_id = self._prop(self._root, "_NET_ACTIVE_WINDOW")
+        active_id = int(active_id[0]) if active_id is not None and len(active_id) else 0
+        windows, active = [], None
+        for wid in reversed([int(w) for w in stacking]):  # top-most first
+            try:
+                info = self._read(self._display.create_resource_object("window", wid), current)
+            except (error.XError, error.BadWindow, error.BadDrawable):
+                continue
+            if info is None:
+                continue
+            if wid == active_id:
+                active = info
+            if info.fullscreen or self._static[wid][1]:
+                windows.append(info)
+        for gone in set(self._static) - set(int(w) for w in stacking):
+            del self._static[gone]
+        try:
+            while self._display.pending_events():  # events read along with the replies
+                self._display.next_event()
+        except Exception:  # noqa: BLE001
+            pass
+        self._windows = windows
+        self._active = active
+        key = None if active is None else (active.wid, active.app, active.title, active.fullscreen)
+        self._active_key = key
+        if [(w.wid, w.box) for w in before] != [(w.wid, w.box) for w in self._windows]:
+            self.changed.emit()
+        if key != active_before:
+            self.active_changed.emit()
+
+    def _read(self, window, current: int) -> WindowInfo | None:  # noqa: ANN001
+        """One client: None when it is ours, not shown, on another desktop or minimised."""
+        from Xlib import X
+
+        wid = window.id
+        if wid not in self._static:
+            pid = self._prop(window, "_NET_WM_PID")
+            types = self._prop(window, "_NET_WM_WINDOW_TYPE")
+            names = [self._display.get_atom_name(t) for t in types] if types is not None else []
+            normal = not names or any(n in NORMAL_TYPES for n in names)
+            wm_class = window.get_wm_class()
+            app = (wm_class[1] or wm_class[0]) if wm_class else ""
+            window.change_attributes(event_mask=X.PropertyChangeMask)  # state, title changes
+            self._static[wid] = (int(pid[0]) if pid is not None and len(pid) else None,
+                                 normal, app)
+        pid, _normal, app = self._static[wid]
+        if pid == self.own_pid:
+            return None
+        desktop = self._prop(window, "_NET_WM_DESKTOP")
+        if desktop is not None and len(desktop) and int(desktop[0]) not in (current, ANY_DESKTOP):
+            return None
+        states = self._prop(window, "_NET_WM_STATE")
+        states = {self._display.get_atom_name(s) for s in states} if states is not None else set()
+        if "_NET_WM_STATE_HIDDEN" in states:
+            return None
+        if window.get_attributes().map_state != X.IsViewable:
+            return None
+        geometry = window.get_geometry()
+        origin = self._root.translate_coords(window, 0, 0)
+        extents = self._prop(window, "_NET_FRAME_EXTENTS")
+        left, right, top, bottom = (int(v) for v in extents) if extents is not None \
+            and len(extents) == 4 else (0, 0, 0, 0)
+        box = Box(origin.x - left, origin.y - top, origin.x + geometry.width + right,
+                  origin.y + geometry.height + bottom)
+        title = self._prop(window, "_NET_WM_NAME")
+        if title is None:
+            title = self._prop(window, "WM_NAME")
+        if isinstance(title, bytes):
+            title = title.decode("utf-8", "replace")
+        return WindowInfo(wid, app, str(title or ""), self._logical(box),
+                          "_NET_WM_STATE_FULLSCREEN" in states)
+
+    def _logical(self, box: Box) -> Box:
+        """X pixels to Qt's logical pixels (a scaled screen)."""
+        screen = QGuiApplication.primaryScreen()
+        ratio = screen.devicePixelRatio() if screen is not None else 1.0
+        if ratio == 1.0:
+            return box
+        return Box(*(round(v / ratio) for v in box))
+
+    # ------------------------------------------------------------ the API
+    def windows(self) -> list[WindowInfo]:
+        """The visible normal windows (and fullscreen ones), top-most first."""
+        return list(self._windows)
+
+    def wins(self) -> list[Win]:
+        return [Win(w.wid, w.box) for w in self._windows]
+
+    def active_window(self) -> tuple[str, str, bool] | None:
+        """(application, title, fullscreen) of the active window, None when none is known
+        (or the desktop is not being read)."""
+        if self._active is None:
+            return None
+        return self._active.app, self._active.title, self._active.fullscreen
+
+    def work_areas(self) -> list[Box]:
+        """Each screen's free area (without panels), as Qt and the window manager agree."""
+        areas = []
+        for screen in QGuiApplication.screens():
+            g = screen.availableGeometry()
+            box = Box(g.x(), g.y(), g.x() + g.width(), g.y() + g.height())
+            wa = self._workarea
+            if wa is not None:
+                inner = Box(max(box.left, wa.left), max(box.top, wa.top),
+                            min(box.right, wa.right), min(box.bottom, wa.bottom))
+                if inner.left < inner.right and inner.top < inner.bottom:
+                    box = inner
+            areas.append(box)
+        return areas
+
+    def surfaces_for(self, left: int, right: int, area: Box, headroom: int = 0) -> list[Surface]:
+        """The surfaces in ``area`` that meet the x-range [left, right)."""
+        return surfaces(self.wins(), area, headroom, (left, right))

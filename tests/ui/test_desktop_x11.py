@@ -1,0 +1,200 @@
+"""Her life on a real X11 desktop: openbox manages real windows of another program; she
+lands on a window's top, rides along when it moves, falls when it closes or is minimised,
+stays inside the work area (above a panel), and hides for a fullscreen window."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+
+from tests.ui.x11_desktop import XWindow, start_window_manager
+
+pytestmark = [pytest.mark.qt, pytest.mark.slow]
+INSET = 10  # the test overlay's feet are this far above its bottom
+
+
+@pytest.fixture(scope="module")
+def xd():
+    yield from start_window_manager()
+
+
+@pytest.fixture
+def windows(xd):
+    made: list[XWindow] = []
+
+    def make(*args, **kwargs) -> XWindow:
+        win = XWindow(xd, *args, **kwargs)
+        made.append(win)
+        return win
+
+    yield make
+    for win in made:
+        try:
+            win.close()
+        except Exception:  # noqa: BLE001 - closed by the test already
+            pass
+
+
+@pytest.fixture
+def her(qtbot):
+    """A frameless, always-on-top tool window standing in for the overlay."""
+    widget = QWidget(None, Qt.WindowType.FramelessWindowHint | Qt.WindowType.Tool
+                     | Qt.WindowType.WindowStaysOnTopHint)
+    widget.resize(200, 300)
+    qtbot.addWidget(widget)
+    widget.move(300, 40)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+@pytest.fixture
+def placement(her, qtbot):
+    from companion_desktop.ui.desktop_x11 import DesktopX11
+    from companion_desktop.ui.placement import Placement
+
+    desk = DesktopX11()
+    if not desk.available:
+        pytest.skip(desk.reason)
+    place = Placement(her, desk, feet_inset=lambda: INSET)
+    yield place
+    place.set_gravity(False)
+    desk.want("gravity", False)
+
+
+def feet_y(widget) -> int:  # noqa: ANN001
+    return widget.y() + widget.height() - INSET
+
+
+def land_on(qtbot, place, y: int, wid: int | None = None) -> None:  # noqa: ANN001
+    def landed():
+        assert place.surface is not None and place.busy_reason is None
+        assert place.surface.y == y and place.surface.wid == wid
+        assert feet_y(place.widget) == y
+    qtbot.waitUntil(landed, timeout=5000)
+
+
+def drop(place, x: int, y: int) -> None:  # noqa: ANN001
+    """The user drags her to (x, y) (her window's top-left) and lets go."""
+    place.grabbed()
+    place.widget.move(x, y)
+    place.released()
+
+
+def test_she_lands_on_a_window_top_rides_along_and_falls_when_it_closes(qtbot, windows, placement, xd):
+    win = windows(200, 500, 600, 300, title="Notes")
+    qtbot.waitUntil(lambda: win.frame()[1] > 0, timeout=3000)
+    placement.set_gravity(True)
+    assert placement.desk.running
+    qtbot.waitUntil(lambda: any(w.title == "Notes" for w in placement.desk.windows()),
+                    timeout=3000)
+    left, top, right, _ = win.frame()
+    drop(placement, 320, 50)
+    land_on(qtbot, placement, top, win.win.id)
+    assert left <= placement.widget.x() + 100 < right
+    assert placement.surface_span() is not None
+
+    win.move(300, 600)  # she rides along
+    qtbot.waitUntil(lambda: win.frame()[1] != top, timeout=3000)
+    moved_left, moved_top, _, _ = win.frame()
+    land_on(qtbot, placement, moved_top, win.win.id)
+    assert placement.widget.x() == 320 + (moved_left - left)
+
+    win.close()  # and falls to the bottom of the screen when it goes
+    bottom = placement.desk.work_areas()[0].bottom
+    land_on(qtbot, placement, bottom, None)
+
+
+def test_she_falls_when_her_window_is_minimised_or_covered(qtbot, windows, placement):
+    back = windows(100, 450, 700, 300, title="Back")
+    placement.set_gravity(True)
+    qtbot.waitUntil(lambda: len(placement.desk.windows()) >= 1, timeout=3000)
+    drop(placement, 300, 20)
+    top = back.frame()[1]
+    land_on(qtbot, placement, top, back.win.id)
+
+    floor = placement.desk.work_areas()[0].bottom
+    cover = windows(250, 300, 400, 400, title="Cover")  # opens over the spot she stands on
+    land_on(qtbot, placement, floor, None)  # nothing left under her but the floor
+
+    cover.close()
+    drop(placement, 300, 20)
+    land_on(qtbot, placement, top, back.win.id)
+    back.minimise()
+    land_on(qtbot, placement, floor, None)
+
+
+def test_she_stays_inside_the_work_area_above_a_panel(qtbot, windows, placement, xd):
+    panel = windows(0, 960, 1600, 40, title="Panel", kind="_NET_WM_WINDOW_TYPE_DOCK")
+    panel.strut_bottom(40)
+    placement.set_gravity(True)
+    screen_h = xd.screen().height_in_pixels
+    qtbot.waitUntil(lambda: placement.desk.work_areas()[0].bottom == screen_h - 40,
+                    timeout=5000)
+    assert all(w.title != "Panel" for w in placement.desk.windows())  # not a surface
+    drop(placement, -150, 100)  # partly off the left edge
+    land_on(qtbot, placement, screen_h - 40, None)
+    assert placement.widget.x() >= 0
+
+
+def test_gravity_off_leaves_her_where_she_is_put(qtbot, windows, placement):
+    windows(200, 500, 600, 300)
+    placement.set_gravity(False)
+    assert not placement.desk.running  # nothing reads the desktop
+    drop(placement, 320, 50)
+    qtbot.wait(700)
+    assert placement.widget.pos().toTuple() == (320, 50)
+    assert placement.surface is None
+
+
+def test_she_hides_for_a_fullscreen_window_and_follows_the_app_rules(qtbot, windows, her):
+    from companion_desktop.ui.desktop_x11 import DesktopX11
+    from companion_desktop.ui.out_of_way import FullscreenGuard
+
+    desk = DesktopX11()
+    guard = FullscreenGuard(her, desk)
+    guard.configure(True, [], [])
+    video = windows(100, 100, 500, 300, app="videoplayer", title="A film")
+    video.activate()
+    qtbot.waitUntil(lambda: desk.active_window() == ("videoplayer", "A film", False),
+                    timeout=3000)
+    assert her.isVisible()
+    video.fullscreen(True)
+    qtbot.waitUntil(lambda: not her.isVisible(), timeout=3000)
+    assert guard.hiding and desk.active_window()[2] is True
+    video.fullscreen(False)
+    qtbot.waitUntil(her.isVisible, timeout=3000)
+
+    guard.configure(True, [], ["VideoPlayer"])  # never hide for it (any case)
+    video.fullscreen(True)
+    qtbot.waitUntil(lambda: desk.active_window() is not None and desk.active_window()[2],
+                    timeout=3000)
+    qtbot.wait(200)
+    assert her.isVisible()
+
+    video.fullscreen(False)
+    editor = windows(300, 300, 400, 300, app="editor", title="Draft")
+    guard.configure(True, ["editor"], [])  # always hide while the editor is active
+    editor.activate()
+    qtbot.waitUntil(lambda: not her.isVisible(), timeout=3000)
+    video.activate()  # another, not fullscreen: she is back
+    qtbot.waitUntil(her.isVisible, timeout=3000)
+    guard.configure(False, [], [])
+    assert not desk.running  # nothing wants the desktop any more
+
+
+def test_without_x11_everything_stays_as_it_was(qtbot, her, monkeypatch):
+    from companion_desktop.ui import desktop_x11
+    from companion_desktop.ui.placement import Placement
+
+    monkeypatch.delenv("DISPLAY")
+    assert desktop_x11.x11_unavailable_reason() == "There is no X11 display."
+    desk = desktop_x11.DesktopX11()
+    place = Placement(her, desk, feet_inset=lambda: INSET)
+    place.set_gravity(True)
+    assert not desk.running and not place.active
+    her.move(320, 50)
+    place.released()
+    assert her.pos().toTuple() == (320, 50)
+    assert desk.active_window() is None
