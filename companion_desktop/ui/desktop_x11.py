@@ -58,6 +58,23 @@ def x11_unavailable_reason() -> str | None:
     return None
 
 
+def ewmh_check(display) -> bool:  # noqa: ANN001 - an Xlib display
+    """An EWMH window manager runs on ``display``: the root names a check window, and that
+    window (still there: a stopped manager leaves the root's property behind) names itself."""
+    from Xlib import X, error
+
+    atom = display.intern_atom("_NET_SUPPORTING_WM_CHECK")
+    try:
+        named = display.screen().root.get_full_property(atom, X.AnyPropertyType)
+        if named is None or not len(named.value):
+            return False
+        check = display.create_resource_object("window", int(named.value[0]))
+        itself = check.get_full_property(atom, X.AnyPropertyType)
+    except (error.XError, error.BadWindow):
+        return False
+    return itself is not None and len(itself.value) > 0 and int(itself.value[0]) == check.id
+
+
 class DesktopX11(QObject):
     """The desktop as the window manager sees it; ``changed`` when windows move, open,
     close or restack, ``active_changed`` when the active window (or its fullscreen state,
@@ -112,7 +129,7 @@ class DesktopX11(QObject):
             return
         self._display.set_error_handler(lambda *_args: None)  # a window gone mid-read
         self._root = self._display.screen().root
-        if self._prop(self._root, "_NET_SUPPORTING_WM_CHECK") is None:
+        if not ewmh_check(self._display):
             self._display.close()
             self._display = None
             self.reason = "The window manager does not tell apps where windows are (no EWMH)."

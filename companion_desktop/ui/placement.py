@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QWidget
 from companion_desktop.ui.desktop_x11 import DesktopX11
 from companion_desktop.ui.overlay_geometry import bring_back
 from companion_desktop.ui.surfaces import (
+    BOUNCE_S,
     Box,
     Surface,
     area_for,
@@ -153,7 +154,7 @@ class Placement(QObject):
         self.surface = None
         if fall_duration(abs(target.y - y)) <= 0:
             self.move_feet(x, target.y)
-            self._land(target, 0.0)
+            self._land(target)
             return
         self._fall = (y, float(target.y), self.clock(), target)
         self.busy_reason = "falling"
@@ -171,22 +172,25 @@ class Placement(QObject):
         if elapsed < duration:
             self.move_feet(x, fall_y(start, end, elapsed))
             return
-        lift = bounce(end - start, elapsed - duration)
-        self.move_feet(x, end - lift)
-        if self.surface is None:
-            self._land(target, end - start, keep_timer=True)
-        if elapsed - duration >= 0.2:
-            self.move_feet(x, end)
-            self._fall = None
-            self._timer.stop()
+        if self.surface is None:  # down: she stands there (a walker may go) while she bounces
+            self.surface = target
+            self._box = window_box(self.desk.wins(), target.wid)
+            self.busy_reason = None
+        after = elapsed - duration
+        if after < BOUNCE_S:
+            self.move_feet(x, end - bounce(end - start, after))
+            return
+        self.move_feet(x, end)
+        self._fall = None
+        self._timer.stop()
+        self.landed.emit()
 
-    def _land(self, target: Surface, height: float, keep_timer: bool = False) -> None:
+    def _land(self, target: Surface) -> None:
         self.surface = target
         self._box = window_box(self.desk.wins(), target.wid)
         self.busy_reason = None
-        if not keep_timer:
-            self._fall = None
-            self._timer.stop()
+        self._fall = None
+        self._timer.stop()
         self.landed.emit()
 
     def _stop(self) -> None:

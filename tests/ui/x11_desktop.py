@@ -17,8 +17,11 @@ from Xlib.protocol import event  # noqa: E402
 
 
 def wm_running(d) -> bool:  # noqa: ANN001
-    atom = d.intern_atom("_NET_SUPPORTING_WM_CHECK")
-    return d.screen().root.get_full_property(atom, X.AnyPropertyType) is not None
+    """An EWMH window manager runs: its check window exists (a stopped one leaves the root's
+    property behind)."""
+    from companion_desktop.ui.desktop_x11 import ewmh_check
+
+    return ewmh_check(d)
 
 
 def start_window_manager():
