@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
@@ -28,6 +28,10 @@ from companion_desktop.ui.surfaces import Box, Surface, Win, surfaces
 log = logging.getLogger(__name__)
 COALESCE_MS = 30  # events within this time are read as one change
 ANY_DESKTOP = 0xFFFFFFFF
+#: Property changes that matter (a window's title changing at every key press does not).
+WATCHED = ("_NET_CLIENT_LIST_STACKING", "_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW",
+           "_NET_WORKAREA", "_NET_CURRENT_DESKTOP", "_NET_WM_STATE", "_NET_WM_DESKTOP",
+           "_NET_FRAME_EXTENTS", "_NET_WM_NAME", "WM_NAME", "WM_STATE")
 NORMAL_TYPES = ("_NET_WM_WINDOW_TYPE_NORMAL",)
 
 
@@ -52,7 +56,7 @@ def x11_unavailable_reason() -> str | None:
         if platform == "wayland":
             return ("This Wayland session does not let apps see other windows. Start the app "
                     "with QT_QPA_PLATFORM=xcb to use XWayland.")
-        return "There is no window manager to ask on this display."
+        return f"The app is not drawing on an X11 display here ({platform})."
     if not os.environ.get("DISPLAY"):
         return "There is no X11 display."
     return None
@@ -92,6 +96,10 @@ class DesktopX11(QObject):
         self._notifier: QSocketNotifier | None = None
         self._timer = QTimer(self, singleShot=True, interval=COALESCE_MS, timeout=self.refresh)
         self._static: dict[int, tuple[int | None, bool, str]] = {}  # wid -> (pid, normal, app)
+        self._frames: dict[int, int] = {}  # the window manager's frame -> its client
+        self._frame_of: dict[int, int] = {}  # client -> frame
+        self._own_frames: set[int] = set()  # our windows' frames: their moves are ignored
+        self._watched_atoms: set[int] = set()
         self._windows: list[WindowInfo] = []
         self._active: WindowInfo | None = None
         self._active_key: tuple | None = None
@@ -134,6 +142,7 @@ class DesktopX11(QObject):
             self._display = None
             self.reason = "The window manager does not tell apps where windows are (no EWMH)."
             return
+        self._watched_atoms = {self._atom(name) for name in WATCHED}
         self._root.change_attributes(event_mask=X.PropertyChangeMask | X.SubstructureNotifyMask)
         self._display.flush()
         self._notifier = QSocketNotifier(self._display.fileno(), QSocketNotifier.Type.Read, self)
@@ -151,24 +160,64 @@ class DesktopX11(QObject):
         except Exception:  # noqa: BLE001 - closing a dead connection
             pass
         self._display = None
-        self._static.clear()
+        for cache in (self._static, self._frames, self._frame_of, self._own_frames):
+            cache.clear()
         self._windows, self._active, self._active_key = [], None, None
 
     def _events(self, *_args) -> None:  # noqa: ANN002
-        """Something happened: read it all, and re-read the desktop once things settle."""
+        """Something happened: a frame that moved is updated from its event alone; anything
+        else (a window opened, closed, restacked, changed state) re-reads the desktop once
+        things settle. Our own windows' moves (her falls and walks) cost nothing."""
         if self._display is None:
             return
         try:
-            while self._display.pending_events():
-                self._display.next_event()
+            full, moved = self._drain()
         except Exception as problem:  # noqa: BLE001 - the display went away
             log.warning("the X11 connection closed: %s", problem)
             self.reason = "The X11 connection closed."
             self._close()
             self.changed.emit()
             return
-        if not self._timer.isActive():
+        if moved and not full:
+            self._move_frames(moved)
+        if full and not self._timer.isActive():
             self._timer.start()
+
+    def _drain(self) -> tuple[bool, dict[int, Box]]:
+        """Reads the waiting events: (whether a full re-read is needed, frames moved)."""
+        from Xlib import X
+
+        full, moved = False, {}
+        while self._display.pending_events():
+            ev = self._display.next_event()
+            kind = ev.type
+            if kind == X.ConfigureNotify:
+                frame = ev.window.id
+                if frame in self._frames:
+                    bw = 2 * ev.border_width
+                    moved[frame] = Box(ev.x, ev.y, ev.x + ev.width + bw, ev.y + ev.height + bw)
+                elif not ev.override and frame not in self._own_frames:
+                    full = True
+            elif kind == X.PropertyNotify:
+                full = full or ev.atom in self._watched_atoms
+            elif kind == X.MapNotify:
+                full = full or (not ev.override and ev.window.id not in self._own_frames)
+            elif kind in (X.UnmapNotify, X.DestroyNotify):
+                full = full or ev.window.id in self._frames or ev.window.id in self._static
+            elif kind == X.ReparentNotify:
+                full = True
+        return full, moved
+
+    def _move_frames(self, moved: dict[int, Box]) -> None:
+        changed = False
+        for index, info in enumerate(self._windows):
+            frame = self._frame_of.get(info.wid)
+            box = moved.get(frame) if frame is not None else None
+            if box is not None and self._logical(box) != info.box:
+                self._windows[index] = replace(info, box=self._logical(box))
+                changed = True
+        if changed:
+            self.changed.emit()
 
     # ------------------------------------------------------------ reading
     def _atom(self, name: str) -> int:
@@ -215,10 +264,12 @@ class DesktopX11(QObject):
                 windows.append(info)
         for gone in set(self._static) - set(int(w) for w in stacking):
             del self._static[gone]
+            frame = self._frame_of.pop(gone, None)
+            self._frames.pop(frame, None)
+            self._own_frames.discard(frame)
         try:
-            while self._display.pending_events():  # events read along with the replies
-                self._display.next_event()
-        except Exception:  # noqa: BLE001
+            self._drain()  # events read along with the replies: this re-read has them all
+        except Exception:  # noqa: BLE001 - the display went away: the next event says so
             pass
         self._windows = windows
         self._active = active
@@ -235,15 +286,7 @@ class DesktopX11(QObject):
 
         wid = window.id
         if wid not in self._static:
-            pid = self._prop(window, "_NET_WM_PID")
-            types = self._prop(window, "_NET_WM_WINDOW_TYPE")
-            names = [self._display.get_atom_name(t) for t in types] if types is not None else []
-            normal = not names or any(n in NORMAL_TYPES for n in names)
-            wm_class = window.get_wm_class()
-            app = (wm_class[1] or wm_class[0]) if wm_class else ""
-            window.change_attributes(event_mask=X.PropertyChangeMask)  # state, title changes
-            self._static[wid] = (int(pid[0]) if pid is not None and len(pid) else None,
-                                 normal, app)
+            self._learn(window)
         pid, _normal, app = self._static[wid]
         if pid == self.own_pid:
             return None
@@ -270,6 +313,30 @@ class DesktopX11(QObject):
             title = title.decode("utf-8", "replace")
         return WindowInfo(wid, app, str(title or ""), self._logical(box),
                           "_NET_WM_STATE_FULLSCREEN" in states)
+
+    def _learn(self, window) -> None:  # noqa: ANN001
+        """What does not change about a client: its process, type, application and frame."""
+        from Xlib import X
+
+        pid = self._prop(window, "_NET_WM_PID")
+        pid = int(pid[0]) if pid is not None and len(pid) else None
+        types = self._prop(window, "_NET_WM_WINDOW_TYPE")
+        names = [self._display.get_atom_name(t) for t in types] if types is not None else []
+        wm_class = window.get_wm_class()
+        frame = window
+        while True:  # the window manager's frame: the ancestor that is a child of the root
+            parent = frame.query_tree().parent
+            if parent is None or parent.id in (0, self._root.id):
+                break
+            frame = parent
+        if pid == self.own_pid:
+            self._own_frames.add(frame.id)
+        else:
+            window.change_attributes(event_mask=X.PropertyChangeMask)  # state, title changes
+            self._frames[frame.id] = window.id
+        self._frame_of[window.id] = frame.id
+        self._static[window.id] = (pid, not names or any(n in NORMAL_TYPES for n in names),
+                                   (wm_class[1] or wm_class[0]) if wm_class else "")
 
     def _logical(self, box: Box) -> Box:
         """X pixels to Qt's logical pixels (a scaled screen)."""

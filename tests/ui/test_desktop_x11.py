@@ -50,7 +50,7 @@ def her(qtbot):
 
 
 @pytest.fixture
-def placement(her, qtbot):
+def placement(xd, her, qtbot):
     from companion_desktop.ui.desktop_x11 import DesktopX11
     from companion_desktop.ui.placement import Placement
 
@@ -95,11 +95,14 @@ def test_she_lands_on_a_window_top_rides_along_and_falls_when_it_closes(qtbot, w
     assert left <= placement.widget.x() + 100 < right
     assert placement.surface_span() is not None
 
+    qtbot.wait(100)
+    reads = placement.desk.refreshes
     win.move(300, 600)  # she rides along
     qtbot.waitUntil(lambda: win.frame()[1] != top, timeout=3000)
     moved_left, moved_top, _, _ = win.frame()
     land_on(qtbot, placement, moved_top, win.win.id)
     assert placement.widget.x() == 320 + (moved_left - left)
+    assert placement.desk.refreshes == reads  # a move is read from its event alone
 
     win.close()  # and falls to the bottom of the screen when it goes
     bottom = placement.desk.work_areas()[0].bottom
@@ -188,8 +191,10 @@ def test_without_x11_everything_stays_as_it_was(qtbot, her, monkeypatch):
     from companion_desktop.ui import desktop_x11
     from companion_desktop.ui.placement import Placement
 
-    monkeypatch.delenv("DISPLAY")
-    assert desktop_x11.x11_unavailable_reason() == "There is no X11 display."
+    monkeypatch.delenv("DISPLAY", raising=False)
+    reason = desktop_x11.x11_unavailable_reason()
+    assert reason in ("There is no X11 display.",
+                      f"The app is not drawing on an X11 display here ({qt_platform()}).")
     desk = desktop_x11.DesktopX11()
     place = Placement(her, desk, feet_inset=lambda: INSET)
     place.set_gravity(True)
@@ -198,3 +203,26 @@ def test_without_x11_everything_stays_as_it_was(qtbot, her, monkeypatch):
     place.released()
     assert her.pos().toTuple() == (320, 50)
     assert desk.active_window() is None
+
+
+def test_she_comes_back_when_her_screen_goes_away(qtbot, placement):
+    """A screen that went away leaves her where no screen is: she comes back onto the
+    nearest one, with gravity onto its floor, without it inside the work area."""
+    placement.set_gravity(False)
+    placement.widget.move(2600, 300)  # where a second monitor was
+    placement.screens_changed()
+    geometry = placement.widget.geometry()
+    screen = placement.widget.screen().availableGeometry()
+    assert screen.contains(geometry.center())
+    placement.set_gravity(True)
+    placement.widget.move(2600, 300)
+    placement.screens_changed()
+    land_on(qtbot, placement, placement.desk.work_areas()[0].bottom, None)
+    geometry = placement.widget.geometry()
+    assert screen.left() <= geometry.left() and geometry.right() <= screen.right()
+
+
+def qt_platform() -> str:
+    from PySide6.QtGui import QGuiApplication
+
+    return QGuiApplication.platformName()
