@@ -29,6 +29,7 @@ class DesktopLife(QObject):
         self.guard = FullscreenGuard(overlay, self.desk)
         overlay.drag_started.connect(self.placement.grabbed)
         overlay.drag_ended.connect(self.placement.released)
+        overlay.rescaled.connect(self.placement.keep_footing)
         self.placement.landed.connect(overlay.remember_position)
 
     def reload(self) -> None:

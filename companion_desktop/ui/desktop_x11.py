@@ -240,7 +240,7 @@ class DesktopX11(QObject):
         self.refreshes += 1
         from Xlib import error
 
-        before, active_before = self._windows, self._active_key
+        before, active_before, area_before = self._windows, self._active_key, self._workarea
         stacking = self._prop(self._root, "_NET_CLIENT_LIST_STACKING") or []
         current = self._prop(self._root, "_NET_CURRENT_DESKTOP")
         current = int(current[0]) if current is not None and len(current) else 0
@@ -275,7 +275,8 @@ class DesktopX11(QObject):
         self._active = active
         key = None if active is None else (active.wid, active.app, active.title, active.fullscreen)
         self._active_key = key
-        if [(w.wid, w.box) for w in before] != [(w.wid, w.box) for w in self._windows]:
+        if [(w.wid, w.box) for w in before] != [(w.wid, w.box) for w in self._windows] \
+                or area_before != self._workarea:
             self.changed.emit()
         if key != active_before:
             self.active_changed.emit()

@@ -62,6 +62,7 @@ class OverlayWindow(QWidget):
     photo_requested = Signal()
     drag_started = Signal()  # the user picked her up (placement: no gravity while held)
     drag_ended = Signal()  # and let go (placement: she falls from there)
+    rescaled = Signal()  # a new size: placement puts her feet back on her surface
 
     def __init__(self, host: AvatarHost, send: Callable[[str], bool] | None = None,
                  always_on_top: bool = True, click_through: bool = True, scale: float = 1.0,
@@ -124,6 +125,7 @@ class OverlayWindow(QWidget):
         self.resize(self._scaled_size())
         self.move(bottom.x(), bottom.y() - self.height() + 1)
         self._place_children()
+        self.rescaled.emit()
         self.settings_changed.emit()
 
     def restore_position(self, positions: dict[str, tuple[int, int]]) -> None:

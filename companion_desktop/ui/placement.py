@@ -67,6 +67,11 @@ class Placement(QObject):
         for screen in QGuiApplication.screens():
             self._watch_screen(screen)
 
+    def keep_footing(self) -> None:
+        """After a resize (another scale): her feet back on what she stands on."""
+        if self.surface is not None and self.busy_reason is None and self._fall is None:
+            self.move_feet(self.feet()[0], self.surface.y)
+
     def _watch_screen(self, screen) -> None:  # noqa: ANN001
         screen.availableGeometryChanged.connect(self.screens_changed)
 

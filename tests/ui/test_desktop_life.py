@@ -68,6 +68,8 @@ def test_let_go_over_a_window_she_lands_on_its_top(xd, desktop, qtbot, service):
         notes.move(420, 740)  # the window moves: she rides along
         qtbot.waitUntil(lambda: overlay.y() + overlay.height() - overlay.feet_inset()
                         == notes.frame()[1], timeout=3000)
+        overlay.set_scale(overlay.scale * 0.8)  # scrolled smaller: still standing there
+        assert overlay.y() + overlay.height() - overlay.feet_inset() == notes.frame()[1]
     finally:
         notes.close()
 
