@@ -31,7 +31,8 @@ ANY_DESKTOP = 0xFFFFFFFF
 #: Property changes that matter (a window's title changing at every key press does not).
 WATCHED = ("_NET_CLIENT_LIST_STACKING", "_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW",
            "_NET_WORKAREA", "_NET_CURRENT_DESKTOP", "_NET_WM_STATE", "_NET_WM_DESKTOP",
-           "_NET_FRAME_EXTENTS", "_NET_WM_NAME", "WM_NAME", "WM_STATE")
+           "_NET_FRAME_EXTENTS", "WM_STATE")
+TITLES = ("_NET_WM_NAME", "WM_NAME")  # only the active window's title is read again
 NORMAL_TYPES = ("_NET_WM_WINDOW_TYPE_NORMAL",)
 
 
@@ -100,6 +101,7 @@ class DesktopX11(QObject):
         self._frame_of: dict[int, int] = {}  # client -> frame
         self._own_frames: set[int] = set()  # our windows' frames: their moves are ignored
         self._watched_atoms: set[int] = set()
+        self._title_atoms: set[int] = set()
         self._windows: list[WindowInfo] = []
         self._active: WindowInfo | None = None
         self._active_key: tuple | None = None
@@ -143,6 +145,7 @@ class DesktopX11(QObject):
             self.reason = "The window manager does not tell apps where windows are (no EWMH)."
             return
         self._watched_atoms = {self._atom(name) for name in WATCHED}
+        self._title_atoms = {self._atom(name) for name in TITLES}
         self._root.change_attributes(event_mask=X.PropertyChangeMask | X.SubstructureNotifyMask)
         self._display.flush()
         self._notifier = QSocketNotifier(self._display.fileno(), QSocketNotifier.Type.Read, self)
@@ -171,7 +174,9 @@ class DesktopX11(QObject):
         if self._display is None:
             return
         try:
-            full, moved = self._drain()
+            full, moved, titles = self._drain()
+            if not full and self._active is not None and self._active.wid in titles:
+                self._retitle()
         except Exception as problem:  # noqa: BLE001 - the display went away
             log.warning("the X11 connection closed: %s", problem)
             self.reason = "The X11 connection closed."
@@ -183,11 +188,12 @@ class DesktopX11(QObject):
         if full and not self._timer.isActive():
             self._timer.start()
 
-    def _drain(self) -> tuple[bool, dict[int, Box]]:
-        """Reads the waiting events: (whether a full re-read is needed, frames moved)."""
+    def _drain(self) -> tuple[bool, dict[int, Box], set[int]]:
+        """Reads the waiting events: (whether a full re-read is needed, frames moved,
+        windows whose title changed)."""
         from Xlib import X
 
-        full, moved = False, {}
+        full, moved, titles = False, {}, set()
         while self._display.pending_events():
             ev = self._display.next_event()
             kind = ev.type
@@ -200,13 +206,24 @@ class DesktopX11(QObject):
                     full = True
             elif kind == X.PropertyNotify:
                 full = full or ev.atom in self._watched_atoms
+                if ev.atom in self._title_atoms:
+                    titles.add(ev.window.id)
             elif kind == X.MapNotify:
                 full = full or (not ev.override and ev.window.id not in self._own_frames)
             elif kind in (X.UnmapNotify, X.DestroyNotify):
                 full = full or ev.window.id in self._frames or ev.window.id in self._static
             elif kind == X.ReparentNotify:
                 full = True
-        return full, moved
+        return full, moved, titles
+
+    def _retitle(self) -> None:
+        """The active window's title changed (a player's, a browser's): that alone is read."""
+        active = self._active
+        title = self._title(self._display.create_resource_object("window", active.wid))
+        if title != active.title:
+            self._active = replace(active, title=title)
+            self._active_key = (active.wid, active.app, title, active.fullscreen)
+            self.active_changed.emit()
 
     def _move_frames(self, moved: dict[int, Box]) -> None:
         changed = False
@@ -238,6 +255,10 @@ class DesktopX11(QObject):
         if self._display is None:
             return
         self.refreshes += 1
+        try:
+            self._drain()  # what happened so far is covered by this read
+        except Exception:  # noqa: BLE001 - the display went away: the next event says so
+            return
         from Xlib import error
 
         before, active_before, area_before = self._windows, self._active_key, self._workarea
@@ -267,10 +288,8 @@ class DesktopX11(QObject):
             frame = self._frame_of.pop(gone, None)
             self._frames.pop(frame, None)
             self._own_frames.discard(frame)
-        try:
-            self._drain()  # events read along with the replies: this re-read has them all
-        except Exception:  # noqa: BLE001 - the display went away: the next event says so
-            pass
+        if self._display.pending_events():  # arrived while reading: looked at once settled
+            QTimer.singleShot(0, self._events)
         self._windows = windows
         self._active = active
         key = None if active is None else (active.wid, active.app, active.title, active.fullscreen)
@@ -307,13 +326,16 @@ class DesktopX11(QObject):
             and len(extents) == 4 else (0, 0, 0, 0)
         box = Box(origin.x - left, origin.y - top, origin.x + geometry.width + right,
                   origin.y + geometry.height + bottom)
+        return WindowInfo(wid, app, self._title(window), self._logical(box),
+                          "_NET_WM_STATE_FULLSCREEN" in states)
+
+    def _title(self, window) -> str:  # noqa: ANN001
         title = self._prop(window, "_NET_WM_NAME")
         if title is None:
             title = self._prop(window, "WM_NAME")
         if isinstance(title, bytes):
             title = title.decode("utf-8", "replace")
-        return WindowInfo(wid, app, str(title or ""), self._logical(box),
-                          "_NET_WM_STATE_FULLSCREEN" in states)
+        return str(title or "")[:500]
 
     def _learn(self, window) -> None:  # noqa: ANN001
         """What does not change about a client: its process, type, application and frame."""

@@ -163,6 +163,12 @@ def test_she_hides_for_a_fullscreen_window_and_follows_the_app_rules(qtbot, wind
     qtbot.waitUntil(lambda: desk.active_window() == ("videoplayer", "A film", False),
                     timeout=3000)
     assert her.isVisible()
+    qtbot.wait(100)
+    reads = desk.refreshes
+    video.retitle("A film - 0:42")  # a player's title ticking: only that title is read again
+    qtbot.waitUntil(lambda: desk.active_window() == ("videoplayer", "A film - 0:42", False),
+                    timeout=3000)
+    assert desk.refreshes == reads
     video.fullscreen(True)
     qtbot.waitUntil(lambda: not her.isVisible(), timeout=3000)
     assert guard.hiding and desk.active_window()[2] is True

@@ -79,6 +79,11 @@ class XWindow:
         self.win.map()
         d.sync()
 
+    def retitle(self, title: str) -> None:
+        self.win.change_property(self.d.intern_atom("_NET_WM_NAME"),
+                                 self.d.intern_atom("UTF8_STRING"), 8, title.encode())
+        self.d.sync()
+
     def strut_bottom(self, height: int) -> None:
         """Reserve ``height`` pixels at the bottom of the screen (a panel)."""
         width = self.d.screen().width_in_pixels
