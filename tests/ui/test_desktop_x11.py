@@ -194,11 +194,11 @@ def test_she_hides_for_a_fullscreen_window_and_follows_the_app_rules(qtbot, wind
 
 
 def test_without_x11_everything_stays_as_it_was(qtbot, her, monkeypatch):
-    from companion_desktop.ui import desktop_x11
+    from companion_desktop.ui import desktop_x11, x11_probe
     from companion_desktop.ui.placement import Placement
 
     monkeypatch.delenv("DISPLAY", raising=False)
-    reason = desktop_x11.x11_unavailable_reason()
+    reason = x11_probe.x11_unavailable_reason()
     assert reason in ("There is no X11 display.",
                       f"The app is not drawing on an X11 display here ({qt_platform()}).")
     desk = desktop_x11.DesktopX11()

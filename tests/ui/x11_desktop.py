@@ -19,7 +19,7 @@ from Xlib.protocol import event  # noqa: E402
 def wm_running(d) -> bool:  # noqa: ANN001
     """An EWMH window manager runs: its check window exists (a stopped one leaves the root's
     property behind)."""
-    from companion_desktop.ui.desktop_x11 import ewmh_check
+    from companion_desktop.ui.x11_probe import ewmh_check
 
     return ewmh_check(d)
 
