@@ -67,6 +67,7 @@ class DesktopX11(QObject):
         self._frames: dict[int, int] = {}  # the window manager's frame -> its client
         self._frame_of: dict[int, int] = {}  # client -> frame
         self._own_frames: set[int] = set()  # our windows' frames: their moves are ignored
+        self._insets: dict[int, tuple[int, int, int, int]] = {}  # frame -> its client's box
         self._watched_atoms: set[int] = set()
         self._title_atoms: set[int] = set()
         self._windows: list[WindowInfo] = []
@@ -130,7 +131,8 @@ class DesktopX11(QObject):
         except Exception:  # noqa: BLE001 - closing a dead connection
             pass
         self._display = None
-        for cache in (self._static, self._frames, self._frame_of, self._own_frames):
+        for cache in (self._static, self._frames, self._frame_of, self._own_frames,
+                      self._insets):
             cache.clear()
         self._windows, self._active, self._active_key = [], None, None
 
@@ -166,7 +168,7 @@ class DesktopX11(QObject):
             kind = ev.type
             if kind == X.ConfigureNotify:
                 frame = ev.window.id
-                if frame in self._frames:
+                if frame in self._frames and frame in self._insets:
                     bw = 2 * ev.border_width
                     moved[frame] = Box(ev.x, ev.y, ev.x + ev.width + bw, ev.y + ev.height + bw)
                 elif not ev.override and frame not in self._own_frames:
@@ -197,6 +199,10 @@ class DesktopX11(QObject):
         for index, info in enumerate(self._windows):
             frame = self._frame_of.get(info.wid)
             box = moved.get(frame) if frame is not None else None
+            inset = self._insets.get(frame)
+            if box is not None and inset is not None:
+                box = Box(box.left + inset[0], box.top + inset[1], box.right - inset[2],
+                          box.bottom - inset[3])
             if box is not None and self._logical(box) != info.box:
                 self._windows[index] = replace(info, box=self._logical(box))
                 changed = True
@@ -254,6 +260,7 @@ class DesktopX11(QObject):
             del self._static[gone]
             frame = self._frame_of.pop(gone, None)
             self._frames.pop(frame, None)
+            self._insets.pop(frame, None)
             self._own_frames.discard(frame)
         if self._display.pending_events():  # arrived while reading: looked at once settled
             QTimer.singleShot(0, self._events)
@@ -288,13 +295,28 @@ class DesktopX11(QObject):
             return None
         geometry = window.get_geometry()
         origin = self._root.translate_coords(window, 0, 0)
-        extents = self._prop(window, "_NET_FRAME_EXTENTS")
-        left, right, top, bottom = (int(v) for v in extents) if extents is not None \
-            and len(extents) == 4 else (0, 0, 0, 0)
-        box = Box(origin.x - left, origin.y - top, origin.x + geometry.width + right,
-                  origin.y + geometry.height + bottom)
+        left, right, top, bottom = self._sides(window, "_NET_FRAME_EXTENTS")
+        # a window that draws its own frame has an invisible shadow around it: left out
+        shadow = self._sides(window, "_GTK_FRAME_EXTENTS")
+        box = Box(origin.x - left + shadow[0], origin.y - top + shadow[2],
+                  origin.x + geometry.width + right - shadow[1],
+                  origin.y + geometry.height + bottom - shadow[3])
+        frame = self._frame_of.get(wid)
+        if frame is not None and frame != wid:  # how the frame's box maps to this one
+            g = self._display.create_resource_object("window", frame).get_geometry()
+            edge = 2 * g.border_width
+            self._insets[frame] = (box.left - g.x, box.top - g.y,
+                                   g.x + g.width + edge - box.right,
+                                   g.y + g.height + edge - box.bottom)
         return WindowInfo(wid, app, self._title(window), self._logical(box),
                           "_NET_WM_STATE_FULLSCREEN" in states)
+
+    def _sides(self, window, name: str) -> tuple[int, int, int, int]:  # noqa: ANN001
+        """A (left, right, top, bottom) property, zeros when absent or malformed."""
+        value = self._prop(window, name)
+        if value is None or len(value) != 4:
+            return 0, 0, 0, 0
+        return tuple(max(0, min(int(v), 10_000)) for v in value)
 
     def _title(self, window) -> str:  # noqa: ANN001
         title = self._prop(window, "_NET_WM_NAME")

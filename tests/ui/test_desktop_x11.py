@@ -141,6 +141,22 @@ def test_she_stays_inside_the_work_area_above_a_panel(qtbot, windows, placement,
     assert placement.widget.x() >= 0
 
 
+def test_a_window_with_its_own_shadow_is_stood_on_at_its_visible_top(qtbot, windows, placement):
+    csd = windows(200, 400, 700, 400, title="Shadowed")
+    csd.shadow(24)  # set before the desktop is first read
+    placement.set_gravity(True)
+    qtbot.waitUntil(lambda: any(w.title == "Shadowed" for w in placement.desk.windows()),
+                    timeout=3000)
+    drop(placement, 400, 20)
+    land_on(qtbot, placement, csd.frame()[1] + 24, csd.win.id)
+    left = csd.frame()[0]
+    reads = placement.desk.refreshes
+    csd.move(260, 480)  # riding keeps the shadow out too
+    qtbot.waitUntil(lambda: csd.frame()[0] != left, timeout=3000)
+    land_on(qtbot, placement, csd.frame()[1] + 24, csd.win.id)
+    assert placement.desk.refreshes == reads
+
+
 def test_gravity_off_leaves_her_where_she_is_put(qtbot, windows, placement):
     windows(200, 500, 600, 300)
     placement.set_gravity(False)

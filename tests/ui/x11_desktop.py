@@ -84,6 +84,12 @@ class XWindow:
                                  self.d.intern_atom("UTF8_STRING"), 8, title.encode())
         self.d.sync()
 
+    def shadow(self, size: int) -> None:
+        """Draws its own frame with an invisible shadow ``size`` pixels wide around it."""
+        self.win.change_property(self.d.intern_atom("_GTK_FRAME_EXTENTS"), Xatom.CARDINAL, 32,
+                                 [size] * 4)
+        self.d.sync()
+
     def strut_bottom(self, height: int) -> None:
         """Reserve ``height`` pixels at the bottom of the screen (a panel)."""
         width = self.d.screen().width_in_pixels
