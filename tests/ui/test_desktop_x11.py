@@ -82,7 +82,8 @@ def drop(place, x: int, y: int) -> None:  # noqa: ANN001
     place.released()
 
 
-def test_she_lands_on_a_window_top_rides_along_and_falls_when_it_closes(qtbot, windows, placement, xd):
+def test_she_lands_on_a_window_top_rides_along_and_falls_when_it_closes(qtbot, windows,
+                                                                    placement, xd):
     win = windows(200, 500, 600, 300, title="Notes")
     qtbot.waitUntil(lambda: win.frame()[1] > 0, timeout=3000)
     placement.set_gravity(True)
