@@ -258,7 +258,8 @@ def _format(results: dict[str, Any]) -> str:
         for field, ev in r["evaluation"].items():
             same, cross, en = ev["same_language"], ev["cross_language"], ev["english"]
             lines.append(
-                f"  {field:<10} table {r['table'][field]:.2f} (derived now {r['derived'][field]:.2f})"
+                f"  {field:<10} table {r['table'][field]:.2f} "
+                f"(derived now {r['derived'][field]:.2f})"
                 f"  P/R English {en['precision']:.2f}/{en['recall']:.2f}"
                 f"  same {same['precision']:.2f}/{same['recall']:.2f}"
                 f"  cross {cross['precision']:.2f}/{cross['recall']:.2f}")

@@ -1,10 +1,10 @@
 """Facts: the one place they are written and searched (spec "Memory System").
 
 ``FactService`` runs the spec's creation path (importance from the content,
-confidence 0.8, dedup against the facts of the same category: the same
-normalized text, or a cosine similarity at the loaded model's dedup threshold: 0.9
-on the spec's scale, see ``memory.calibration``), edits, deletions, reference bumps, search and the re-embedding
-backfill. Every write is one ``Database.session()`` transaction; the in-memory
+confidence 0.8, dedup against the facts of the same category: the same normalized
+text, or a cosine similarity at the loaded model's dedup threshold, 0.9 on the spec's
+scale: see ``memory.calibration``), edits, deletions, reference bumps, search and the
+re-embedding backfill. Every write is one ``Database.session()`` transaction; the in-memory
 ``FactIndex`` of the loaded model is updated after it commits, so searches see
 what the database holds. Without an embedder the service works in keyword mode.
 
@@ -295,7 +295,8 @@ class FactService(ModelState):
         """Retrieval's ranking of the facts for ``text``.
 
         With a model: cosine at or above its relevant-fact minimum (0.3 on the spec's
-        scale) among the 500 most important, score 0.7 similarity + 0.3 importance/100. Without one, or when that finds nothing: facts sharing topic
+        scale) among the 500 most important, score 0.7 similarity + 0.3 importance/100.
+        Without one, or when that finds nothing: facts sharing topic
         words (score: the share of the text's words they hold), then the 5 most important.
         """
         facts = {f.id: f for f in self.list()}
