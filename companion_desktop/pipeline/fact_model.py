@@ -239,4 +239,4 @@ class ModelState:
         """The status as plain data (for the command line)."""
         state = self.status()
         return {"state": state.state, "model": state.model_name, "detail": state.detail,
-                "stale": self.stale_count()}
+                "reason": state.reason, "stale": self.stale_count()}
