@@ -15,7 +15,7 @@ from .proactive import ActiveWindow
 #: Never read: password managers, banking-ish names and private browsing windows.
 #: Each entry matches the application's name or a word in the title (any case).
 DEFAULT_DENY: tuple[str, ...] = (
-    "keepass", "keepassxc", "1password", "bitwarden", "lastpass", "enpass", "dashlane",
+    "keepass", "1password", "bitwarden", "lastpass", "enpass", "dashlane",
     "proton pass", "seahorse", "kwalletmanager", "password", "bank", "banking", "paypal",
     "private browsing", "incognito", "inprivate", "tor browser",
 )

@@ -64,6 +64,7 @@ class HotkeySettings(SettingsSection):
     toggle_overlay: str = Field(default="Ctrl+Alt+H", max_length=40)
     toggle_click_through: str = Field(default="Ctrl+Alt+K", max_length=40)
     push_to_talk: str = Field(default="", max_length=40)
+    toggle_dnd: str = Field(default="Ctrl+Alt+N", max_length=40)
 
     def bindings(self) -> dict[str, str]:
         """Action -> key text, nothing when hotkeys are off."""
@@ -71,7 +72,8 @@ class HotkeySettings(SettingsSection):
             return {}
         return {"toggle_overlay": self.toggle_overlay,
                 "toggle_click_through": self.toggle_click_through,
-                "push_to_talk": self.push_to_talk}
+                "push_to_talk": self.push_to_talk,
+                "toggle_dnd": self.toggle_dnd}
 
 
 class LlmSettings(SettingsSection):
