@@ -61,6 +61,11 @@ class DesktopTalk(QObject):
         """Do not disturb is on: no bubbles, tray messages or voice for reminders."""
         return self.dnd.on
 
+    def set_windows(self, windows: ActiveWindowSource | None) -> None:
+        """The desktop layer's active-window source, when it comes after this."""
+        self.windows = self.speaker.windows = windows
+        self._backend_changed()
+
     def _backend_changed(self) -> None:
         self.dnd.reload()  # Settings may have changed it
         runner = self.desktop.backend.runner

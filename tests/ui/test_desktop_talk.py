@@ -24,6 +24,15 @@ pytestmark = [
 ]
 
 
+def talk_of(desktop, windows=None):  # noqa: ANN001, ANN201
+    """The desktop's own (once ``Desktop`` attaches it) or a new one."""
+    talk = getattr(desktop, "talk", None)
+    if talk is None:
+        return attach_talk(desktop, windows)
+    talk.set_windows(windows)
+    return talk
+
+
 class Windows:
     def __init__(self) -> None:
         self.window = ActiveWindow("gedit", "notes.txt")
@@ -45,7 +54,7 @@ class StillIdle:
 def test_switch_hotkey_hook_and_a_moment_she_starts(desktop, qtbot, server):  # noqa: F811
     service = desktop.service
     windows = Windows()
-    talk = attach_talk(desktop, windows)
+    talk = talk_of(desktop, windows)
     header = desktop.chat.settings_button.parentWidget().layout()
     assert header.indexOf(talk.button) == header.indexOf(desktop.chat.settings_button) - 1
     assert desktop.overlay.dnd is talk.dnd
@@ -77,7 +86,7 @@ def test_the_global_hotkey_toggles_do_not_disturb(desktop, qtbot, neutral_focus)
     service = desktop.service
     with service.db.session() as session:
         save_settings(session, HotkeySettings(enabled=True, toggle_dnd="Ctrl+Alt+N"))
-    talk = attach_talk(desktop)
+    talk = talk_of(desktop)
     desktop.start_hotkeys()
     assert desktop.hotkeys.problem is None
     press("key", "ctrl+alt+n")
