@@ -59,12 +59,14 @@ class SpeakFirst:
 
     def _history(self, now: datetime) -> tuple[int, datetime | None, datetime | None, str]:
         """(her speaking-first events today, the last one, the user's last message, mode)."""
-        mine = (TurnRow.role == "system") & TurnRow.content.startswith(EVENT_PREFIX, autoescape=True)
+        mine = (TurnRow.role == "system") & TurnRow.content.startswith(EVENT_PREFIX,
+                                                                        autoescape=True)
         with self.db.read_session() as session:
             today = session.scalar(select(func.count()).where(
                 mine, TurnRow.created_at >= start_of_day(now))) or 0
             last_sent = session.scalar(select(func.max(TurnRow.created_at)).where(mine))
-            last_chat = session.scalar(select(func.max(TurnRow.created_at)).where(TurnRow.role == "user"))
+            last_chat = session.scalar(
+                select(func.max(TurnRow.created_at)).where(TurnRow.role == "user"))
             character = repo.load_character(session)
         mode = character.app_mode if character is not None else "dating_sim"
         return today, last_sent, last_chat, mode

@@ -93,7 +93,7 @@ class TurnRunner:
         self.clock = clock
         self.memory = memory or SimpleMemory()
         self.animations = animations  # enabled (id, description) pairs for the <avatar> layer
-        self.window_layer: Callable[[], str | None] | None = None  # <active_window> text, per turn
+        self.window_layer: Callable[[], str | None] | None = None  # <active_window>, per turn
         self.rng = random.Random()  # event chance conditions
         self.moments = MomentGenerator(service.db)  # written scenes, cached for this session
         self.working = WorkingMemory()

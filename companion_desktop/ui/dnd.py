@@ -101,7 +101,10 @@ def dnd_button(state: DndState) -> QPushButton:
     return button
 
 
-def quiet(notify: Callable[[str, str], Any] | None, state: DndState) -> Callable[[str, str], Any] | None:
+Notify = Callable[[str, str], Any]
+
+
+def quiet(notify: Notify | None, state: DndState) -> Notify | None:
     """``notify`` (a tray message) that does nothing while do not disturb is on."""
     if notify is None:
         return None

@@ -16,7 +16,12 @@ from companion_desktop.pipeline.proactive import SpeakFirst, window_context
 from companion_desktop.pipeline.runner import TurnRunner
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage.db import Database
-from companion_desktop.storage.settings import ProactiveSettings, VoiceSettings, load_settings, save_settings
+from companion_desktop.storage.settings import (
+    ProactiveSettings,
+    VoiceSettings,
+    load_settings,
+    save_settings,
+)
 from tests.conftest import T0
 from tests.ui.scripted_provider import Script, ScriptedServer, reply_with_block
 
@@ -49,7 +54,8 @@ def setup(tmp_path):
         clock = Clock()
         service = CompanionService(db)
         service.load(clock())
-        provider = create_provider(ProviderConfig("openai-compatible", server.base_url, "tiny-model"))
+        config = ProviderConfig("openai-compatible", server.base_url, "tiny-model")
+        provider = create_provider(config)
         runner = TurnRunner(service, provider, clock)
         windows = Windows(ActiveWindow("gedit", f"{SECRET}.txt"))
         runner.window_layer = window_context(db, windows)

@@ -13,7 +13,8 @@ from companion_desktop.storage.settings import ProactiveSettings, load_settings,
 
 def test_defaults_bounds_and_fallback(tmp_path):
     settings = ProactiveSettings()
-    assert (settings.do_not_disturb, settings.speak_first, settings.window_awareness) == (False, None, False)
+    assert (settings.do_not_disturb, settings.speak_first,
+            settings.window_awareness) == (False, None, False)
     assert (settings.absence_hours, settings.silence_minutes, settings.daily_cap,
             settings.gap_minutes) == (2.0, 45, 3, 90)
     assert settings.window_deny == list(DEFAULT_DENY)

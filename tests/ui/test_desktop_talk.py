@@ -10,7 +10,12 @@ from datetime import timedelta
 import pytest
 
 from companion_desktop.engine.proactive import ActiveWindow
-from companion_desktop.storage.settings import HotkeySettings, ProactiveSettings, load_settings, save_settings
+from companion_desktop.storage.settings import (
+    HotkeySettings,
+    ProactiveSettings,
+    load_settings,
+    save_settings,
+)
 from companion_desktop.ui.desktop_talk import SPOKE_FIRST_NOTICE, attach_talk
 from tests.conftest import T0
 from tests.ui.scripted_provider import Script, reply_with_block
@@ -20,7 +25,8 @@ from tests.ui.test_overlay import desktop  # noqa: F401 - fixture
 pytestmark = [
     pytest.mark.gl,
     pytest.mark.qt,
-    pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb) for OpenGL windows"),
+    pytest.mark.skipif(not os.environ.get("DISPLAY"),
+                       reason="needs an X display (Xvfb) for OpenGL windows"),
 ]
 
 

@@ -16,7 +16,14 @@ from companion_desktop.storage import reminders as reminder_store
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage.db import Database
 from companion_desktop.storage.settings import ProactiveSettings, load_settings
-from companion_desktop.ui.dnd import TOOLTIP_MARK, DndState, add_dnd_action, dnd_button, quiet, watch_tray
+from companion_desktop.ui.dnd import (
+    TOOLTIP_MARK,
+    DndState,
+    add_dnd_action,
+    dnd_button,
+    quiet,
+    watch_tray,
+)
 from companion_desktop.ui.reminder_poller import ReminderPoller
 from companion_desktop.ui.settings.llm_page import SettingsProblem
 from companion_desktop.ui.settings.proactive_section import ProactiveSection
