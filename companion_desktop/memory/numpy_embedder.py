@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from .bert import BertConfig, BertEncoder, UnsupportedModel
+from .roles import Symmetric
 from .vectors import l2_normalize
 
-__all__ = ["FolderPlan", "NumpyEmbedder", "plan_folder", "unreadable_reason"]
+__all__ = ["FolderPlan", "NumpyEmbedder", "plan_folder", "thread_limiter", "unreadable_reason"]
 
 ENCODE_BATCH = 32
 _TRANSFORMER, _POOLING, _NORMALIZE = "Transformer", "Pooling", "Normalize"
@@ -154,9 +155,10 @@ def _load_tokenizer(plan: FolderPlan):
     return tok
 
 
-def _blas_limiter(threads: int | None):
-    """A context-manager factory that caps numpy's BLAS threads at ``threads`` while it is
-    open (``threadpoolctl``, when installed; otherwise, or for None, a no-op)."""
+def thread_limiter(threads: int | None, user_api: str = "blas"):
+    """A context-manager factory that caps a thread pool (numpy's BLAS, or "openmp") at
+    ``threads`` while it is open (``threadpoolctl``, when installed; otherwise, or for
+    None, a no-op)."""
     if threads is None:
         return contextlib.nullcontext
     try:
@@ -164,10 +166,10 @@ def _blas_limiter(threads: int | None):
     except ImportError:
         return contextlib.nullcontext
     controller = ThreadpoolController()
-    return lambda: controller.limit(limits=threads, user_api="blas")
+    return lambda: controller.limit(limits=threads, user_api=user_api)
 
 
-class NumpyEmbedder:
+class NumpyEmbedder(Symmetric):
     """An ``Embedder`` that runs a BERT sentence-transformers folder in numpy (CPU,
     batched, thread-safe). Vectors match sentence-transformers to cosine >= 0.9999.
 
@@ -190,7 +192,7 @@ class NumpyEmbedder:
         self.batch_size = batch_size
         self.tokenizer = _load_tokenizer(plan)
         self.encoder = BertEncoder.from_folder(plan.transformer, plan.config)
-        self._limit_blas = _blas_limiter(blas_threads)
+        self._limit_blas = thread_limiter(blas_threads)
         self._lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:

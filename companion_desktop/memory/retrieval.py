@@ -11,6 +11,9 @@
   embeddings find nothing: facts sharing topic words with the message, by overlap then
   importance, up to ``limit``, plus the 5 most important facts, always.
 
+The minimums are the spec's for its model's cosine scale; other models use their own
+(``calibration.thresholds_for``). The message and cues are embedded as queries.
+
 Pure: arrays, an optional ``Embedder`` and the facts the caller passes in. Bumping
 reference counts of the returned ids is the caller's (storage's) job.
 """
@@ -23,6 +26,7 @@ from dataclasses import dataclass, field
 from companion_desktop.engine.facts import memory_triggers
 from companion_desktop.engine.session_summary import keywords
 
+from .calibration import thresholds_for
 from .embeddings import Embedder
 from .index import FactIndex
 
@@ -136,12 +140,13 @@ class Retriever:
         triggered: list[int] | None = None
         embedder = self.embedder
         if embedder is not None and len(self.index) and text.strip():
-            vectors = embedder.embed([text, *cues])
+            vectors = embedder.embed_queries([text, *cues])
+            minimums = thresholds_for(embedder.model_name)
             if limit:
                 hits = self.index.search(
                     vectors[0],
                     limit=limit,
-                    min_similarity=RELEVANT_MIN_SIMILARITY,
+                    min_similarity=minimums.relevant,
                     w_sim=RELEVANT_W_SIM,
                     w_imp=RELEVANT_W_IMP,
                     candidates=CANDIDATE_POOL,
@@ -151,7 +156,7 @@ class Retriever:
                 hits = self.index.search(
                     vectors[1:],
                     limit=TRIGGERED_MAX,
-                    min_similarity=TRIGGERED_MIN_SIMILARITY,
+                    min_similarity=minimums.triggered,
                     w_sim=TRIGGERED_W_SIM,
                     w_imp=TRIGGERED_W_IMP,
                     candidates=CANDIDATE_POOL,

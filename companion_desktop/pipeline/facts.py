@@ -1,24 +1,23 @@
 """Facts: the one place they are written and searched (spec "Memory System").
 
 ``FactService`` runs the spec's creation path (importance from the content,
-confidence 0.8, dedup against the facts of the same category: the same
-normalized text, or a cosine similarity of 0.9 or more when an embedding model
-is loaded), edits, deletions, reference bumps, search and the re-embedding
-backfill. Every write is one ``Database.session()`` transaction; the in-memory
+confidence 0.8, dedup against the facts of the same category: the same normalized
+text, or a cosine similarity at the loaded model's dedup threshold, 0.9 on the spec's
+scale: see ``memory.calibration``), edits, deletions, reference bumps, search and the
+re-embedding backfill. Every write is one ``Database.session()`` transaction; the in-memory
 ``FactIndex`` of the loaded model is updated after it commits, so searches see
 what the database holds. Without an embedder the service works in keyword mode.
 
-Threads: the GUI adds and edits, a worker loads the model and runs the backfill,
-the turn pipeline retrieves and bumps. A lock guards the embedder and the index.
+Threads: the GUI adds and edits, a worker loads the model and runs the backfill
+(``fact_model.ModelState``), the turn pipeline retrieves and bumps. A lock guards the
+embedder and the index.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 from sqlalchemy.orm import Session
@@ -31,12 +30,11 @@ from companion_desktop.engine.facts import (
     normalize_fact,
 )
 from companion_desktop.engine.session_summary import keywords
-from companion_desktop.memory.backfill import BATCH_SIZE, backfill
+from companion_desktop.memory.calibration import Thresholds
 from companion_desktop.memory.embeddings import Embedder
 from companion_desktop.memory.index import FactIndex
 from companion_desktop.memory.retrieval import (
     CANDIDATE_POOL,
-    RELEVANT_MIN_SIMILARITY,
     RELEVANT_W_IMP,
     RELEVANT_W_SIM,
     FactView,
@@ -44,45 +42,33 @@ from companion_desktop.memory.retrieval import (
     Retriever,
     keyword_ranking,
 )
-from companion_desktop.memory.vectors import from_bytes, to_bytes
+from companion_desktop.memory.vectors import to_bytes
+from companion_desktop.pipeline.fact_model import (
+    LOADING,
+    OFF,
+    READY,
+    UNAVAILABLE,
+    EmbeddingStatus,
+    ModelState,
+)
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage.db import Database
 from companion_desktop.storage.records import FactRecord
 
 __all__ = [
     "CATEGORIES", "CATEGORY_NAMES", "LOADING", "OFF", "READY", "UNAVAILABLE", "EmbeddingStatus",
-    "FactProblem", "FactService", "GraphFacts", "PendingFact", "SearchResult", "fact_views",
+    "FactProblem", "FactService", "GraphFacts", "MAX_CONTENT", "PendingFact", "SearchResult",
+    "fact_views",
 ]  # fmt: skip
 
 CATEGORY_NAMES = {"user": "About you", "relationship": "Relationship",
                   "shared_experience": "Shared experience"}
 #: Most characters a fact may have (the model writes one short sentence).
 MAX_CONTENT = 1000
-#: Embedding states (``EmbeddingStatus.state``).
-OFF, LOADING, READY, UNAVAILABLE = "off", "loading", "ready", "unavailable"
 
 
 class FactProblem(ValueError):
     """A fact that cannot be saved (empty, too long, unknown category or id)."""
-
-
-@dataclass(frozen=True)
-class EmbeddingStatus:
-    """The embedding model as the Memory page shows it.
-
-    ``state``: off, loading, ready or unavailable (``detail`` says why). ``done`` and
-    ``total`` count the facts of the running re-embedding (0/0 when none runs).
-    """
-
-    state: str
-    model_name: str | None = None
-    detail: str = ""
-    done: int = 0
-    total: int = 0
-
-    @property
-    def backfilling(self) -> bool:
-        return self.total > 0 and self.done < self.total
 
 
 @dataclass(frozen=True)
@@ -97,10 +83,12 @@ class SearchResult:
 @dataclass(frozen=True)
 class GraphFacts:
     """Facts for the memory graph; ``vectors`` (n, dim) float32 rows match ``facts`` when
-    every one has a vector of the loaded model, else None."""
+    every one has a vector of the loaded model, else None. ``thresholds``: the loaded
+    model's (the graph's edge cut and hint floor)."""
 
     facts: list[FactRecord]
     vectors: np.ndarray | None
+    thresholds: Thresholds | None = None
 
 
 def fact_views(facts: Iterable[FactRecord]) -> dict[int, FactView]:
@@ -123,115 +111,20 @@ class PendingFact:
         self.service._reindex(self.fact_id, self.embedded, self.importance)
 
 
-class FactService:
+class FactService(ModelState):
     """Facts over one database; ``embedder`` (optional) is a ``memory.embeddings.Embedder``."""
 
     def __init__(self, db: Database, embedder: Embedder | None = None) -> None:
-        self.db = db
-        self._lock = threading.RLock()
-        self.embedder: Embedder | None = None
-        self.index: FactIndex | None = None
-        self._state, self._model_name, self._detail = OFF, None, ""
-        self._run_done = self._run_total = 0
+        super().__init__(db)
         if embedder is not None:
             self.set_embedder(embedder)
-
-    # ------------------------------------------------------------ embedder
-    def set_embedder(self, embedder: Embedder | None) -> None:
-        """Use ``embedder`` (None: keyword mode) and build the index from the stored vectors
-        of the same model; facts with no vector or another model's wait for the backfill."""
-        with self._lock:
-            self.embedder = embedder
-            if embedder is None:
-                self.index = None
-                self._state = OFF if self._state == READY else self._state
-                return
-            self._state, self._model_name, self._detail = READY, embedder.model_name, ""
-            self._rebuild_index_locked()
-
-    def rebuild_index(self) -> None:
-        """Reload the index from the database (after an import changed the facts)."""
-        with self._lock:
-            if self.embedder is not None:
-                self._rebuild_index_locked()
-
-    def _rebuild_index_locked(self) -> None:
-        embedder = self.embedder
-        assert embedder is not None
-        with self.db.read_session() as session:
-            stored = self._vectors(session, embedder)
-        index = FactIndex(embedder.dim)
-        ids = list(stored)
-        vectors = (np.stack([stored[i][0] for i in ids]) if ids
-                   else np.zeros((0, embedder.dim), np.float32))
-        index.set_all(ids, vectors, [stored[i][1] for i in ids])
-        self.index = index
-
-    @staticmethod
-    def _vectors(session: Session, embedder: Embedder,
-                 category: str | None = None) -> dict[int, tuple[np.ndarray, float]]:
-        """id -> (vector, importance) of the facts holding a valid vector of ``embedder``."""
-        found = {}
-        for fact_id, data, importance in repo.fact_vectors(session, embedder.model_name, category):
-            vector = from_bytes(data, embedder.dim)
-            if vector is not None:
-                found[fact_id] = (vector, importance)
-        return found
-
-    def mark_loading(self, model_name: str | None) -> None:
-        """Say that ``model_name`` is loading (searches stay on keywords meanwhile)."""
-        with self._lock:
-            self._state, self._model_name, self._detail = LOADING, model_name, ""
-
-    def mark_unavailable(self, model_name: str | None, detail: str) -> None:
-        """Say that no model could load; the service stays in keyword mode."""
-        with self._lock:
-            self.embedder, self.index = None, None
-            self._state, self._model_name, self._detail = UNAVAILABLE, model_name, detail
-
-    def load_model(self, configured_path: str | None = None) -> bool:
-        """Find and load the embedding model (blocking, seconds: call it on a worker).
-
-        ``configured_path``: a model folder from the settings (else the cached
-        multilingual model or the shipped all-MiniLM-L6-v2). True when it is ready; on a
-        failure the service stays in keyword mode with the reason in ``status().detail``.
-        """
-        from companion_desktop.memory.embeddings import (
-            FALLBACK_MODEL,
-            EmbedderUnavailable,
-            load_embedder,
-            resolve_model,
-        )
-
-        try:
-            choice = resolve_model(configured_path)
-        except EmbedderUnavailable as error:
-            self.mark_unavailable(FALLBACK_MODEL, str(error))
-            return False
-        self.mark_loading(choice.name)
-        try:
-            embedder = load_embedder(choice)
-        except EmbedderUnavailable as error:
-            self.mark_unavailable(choice.name, str(error))
-            return False
-        self.set_embedder(embedder)
-        return True
-
-    def status(self) -> EmbeddingStatus:
-        with self._lock:
-            return EmbeddingStatus(self._state, self._model_name, self._detail,
-                                   self._run_done, self._run_total)
-
-    @property
-    def uses_embeddings(self) -> bool:
-        return self.embedder is not None
 
     def _embed_one(self, text: str) -> tuple[Embedder, np.ndarray] | None:
         """(embedder, vector) of ``text``, or None in keyword mode."""
         embedder = self.embedder
         if embedder is None:
             return None
-        return embedder, np.asarray(embedder.embed([text]), np.float32)[0]
+        return embedder, np.asarray(embedder.embed_passages([text]), np.float32)[0]
 
     # --------------------------------------------------------------- writes
     @staticmethod
@@ -251,6 +144,7 @@ class FactService:
         """The fact of ``category`` that ``text`` repeats: the same normalized text first,
         else the highest cosine at or above the dedup threshold; None when it is new."""
         stored = self._vectors(session, embedded[0], category) if embedded else {}
+        cut = self.thresholds.dedup
         best: tuple[float, FactRecord] | None = None
         for fact in repo.list_facts(session):
             if fact.category != category or fact.id == skip:
@@ -259,7 +153,7 @@ class FactService:
                 cosine: float | None = float(np.dot(embedded[1], stored[fact.id][0]))
             else:
                 cosine = None
-            if not is_duplicate(text, fact.content, cosine):
+            if not is_duplicate(text, fact.content, cosine, cut):
                 continue
             rank = 2.0 if normalize_fact(text) == normalize_fact(fact.content) else cosine or 0.0
             if best is None or rank > best[0]:
@@ -400,8 +294,9 @@ class FactService:
     def ranked(self, text: str, limit: int = 10) -> SearchResult:
         """Retrieval's ranking of the facts for ``text``.
 
-        With a model: cosine >= 0.3 among the 500 most important, score 0.7 similarity +
-        0.3 importance/100. Without one, or when that finds nothing: facts sharing topic
+        With a model: cosine at or above its relevant-fact minimum (0.3 on the spec's
+        scale) among the 500 most important, score 0.7 similarity + 0.3 importance/100.
+        Without one, or when that finds nothing: facts sharing topic
         words (score: the share of the text's words they hold), then the 5 most important.
         """
         facts = {f.id: f for f in self.list()}
@@ -409,8 +304,8 @@ class FactService:
         with self._lock:
             index, embedder = self.index, self.embedder
         if embedder is not None and index is not None and len(index) and text.strip():
-            query = np.asarray(embedder.embed([text]), np.float32)[0]
-            hits = index.search(query, limit=limit, min_similarity=RELEVANT_MIN_SIMILARITY,
+            query = np.asarray(embedder.embed_queries([text]), np.float32)[0]
+            hits = index.search(query, limit=limit, min_similarity=self.thresholds.relevant,
                                 w_sim=RELEVANT_W_SIM, w_imp=RELEVANT_W_IMP,
                                 candidates=CANDIDATE_POOL)
             found = [(facts[h.id], h.score) for h in hits if h.id in facts]
@@ -442,77 +337,5 @@ class FactService:
             stored = self._vectors(session, embedder)
         if any(f.id not in stored for f in facts):
             return GraphFacts(facts, None)
-        return GraphFacts(facts, np.stack([stored[f.id][0] for f in facts]))
+        return GraphFacts(facts, np.stack([stored[f.id][0] for f in facts]), self.thresholds)
 
-    # ------------------------------------------------------------- backfill
-    def stale_count(self) -> int:
-        """Facts without a vector of the loaded model (without one: facts with no vector)."""
-        model = self.embedder.model_name if self.embedder is not None else ""
-        with self.db.read_session() as session:
-            return repo.count_stale_facts(session, model)
-
-    def backfill_step(self, batch: int = BATCH_SIZE) -> tuple[int, int]:
-        """Re-embed up to ``batch`` facts whose vector is missing or from another model
-        (most important first), writing the bytes and the model name in one transaction.
-
-        Returns (done, total) of the current run: facts re-embedded so far and how many it
-        has to do; done == total once nothing is stale. (0, 0) in keyword mode.
-        """
-        embedder = self.embedder
-        if embedder is None:
-            return 0, 0
-        with self.db.read_session() as session:
-            stale = repo.stale_facts(session, embedder.model_name, max(1, batch))
-            remaining = repo.count_stale_facts(session, embedder.model_name)
-        with self._lock:
-            if self._run_total == 0:
-                self._run_done, self._run_total = 0, remaining
-        written: list[tuple[int, np.ndarray, float]] = []
-        if stale:
-            vectors = dict(backfill(embedder, stale, batch=max(1, batch)))
-            texts = dict(stale)
-            with self.db.session() as session:
-                for fact_id, vector in vectors.items():
-                    fact = repo.get_fact(session, fact_id)
-                    if fact is None or fact.content != texts[fact_id]:
-                        continue  # deleted or edited meanwhile (an edit embeds itself)
-                    repo.set_fact_embedding(session, fact_id, to_bytes(vector),
-                                            embedder.model_name)
-                    written.append((fact_id, vector, fact.importance))
-        left = self.stale_count()
-        with self._lock:
-            if self.index is not None and self.embedder is embedder:
-                for fact_id, vector, importance in written:
-                    self.index.upsert(fact_id, vector, importance)
-            self._run_done += len(written)
-            self._run_total = max(self._run_total, self._run_done + left)
-            done, total = self._run_done, self._run_total
-            if left == 0:
-                done = total
-                self._run_done = self._run_total = 0
-        return done, total
-
-    def backfill_all(self, batch: int = BATCH_SIZE,
-                     should_stop: Callable[[], bool] | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> int:
-        """``backfill_step`` until nothing is stale or ``should_stop()``; returns the facts
-        re-embedded. Blocking: run it on the embedding worker."""
-        count = 0
-        while self.embedder is not None and not (should_stop and should_stop()):
-            before = self.stale_count()
-            if before == 0:
-                break
-            done, total = self.backfill_step(batch)
-            if progress is not None:
-                progress(done, total)
-            after = self.stale_count()
-            count += max(0, before - after)
-            if after >= before:
-                break  # nothing could be written (facts changing underneath): later
-        return count
-
-    def describe(self) -> dict[str, Any]:
-        """The status as plain data (for the command line)."""
-        state = self.status()
-        return {"state": state.state, "model": state.model_name, "detail": state.detail,
-                "stale": self.stale_count()}

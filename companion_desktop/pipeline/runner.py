@@ -93,6 +93,7 @@ class TurnRunner:
         self.clock = clock
         self.memory = memory or SimpleMemory()
         self.animations = animations  # enabled (id, description) pairs for the <avatar> layer
+        self.window_layer: Callable[[], str | None] | None = None  # <active_window>, per turn
         self.rng = random.Random()  # event chance conditions
         self.moments = MomentGenerator(service.db)  # written scenes, cached for this session
         self.working = WorkingMemory()
@@ -282,6 +283,7 @@ class TurnRunner:
             next_reminder = f"{describe_delay(seconds)}: {pending[0].content}"
         toolset = self.tools() if self.tools is not None else None
         layers = {
+            "active_window": self.window_layer() if self.window_layer is not None else None,
             "being_shown": being_shown_layer(image.source_name, photos) if image is not None else None,
             "event": event,
             "speech_output_control": speech_output_layer(voice.voice) if voice.enabled else None,

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import logging
 from datetime import datetime, timezone
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
+
+from companion_desktop.engine.window_context import DEFAULT_DENY
 
 from .models import SettingsRow
 
@@ -62,6 +64,7 @@ class HotkeySettings(SettingsSection):
     toggle_overlay: str = Field(default="Ctrl+Alt+H", max_length=40)
     toggle_click_through: str = Field(default="Ctrl+Alt+K", max_length=40)
     push_to_talk: str = Field(default="", max_length=40)
+    toggle_dnd: str = Field(default="Ctrl+Alt+N", max_length=40)
 
     def bindings(self) -> dict[str, str]:
         """Action -> key text, nothing when hotkeys are off."""
@@ -69,7 +72,8 @@ class HotkeySettings(SettingsSection):
             return {}
         return {"toggle_overlay": self.toggle_overlay,
                 "toggle_click_through": self.toggle_click_through,
-                "push_to_talk": self.push_to_talk}
+                "push_to_talk": self.push_to_talk,
+                "toggle_dnd": self.toggle_dnd}
 
 
 class LlmSettings(SettingsSection):
@@ -253,6 +257,29 @@ def save_settings(session: Session, instance: SettingsSection, now: datetime | N
     row.updated_at = now or datetime.now(timezone.utc)
 
 
+class ProactiveSettings(SettingsSection):
+    """Settings > Display > Quiet time and speaking first (``ui.settings.proactive_section``).
+
+    ``do_not_disturb``: no speaking first, no pop-up notifications, reminders silent
+    (still saved and shown in the chat). ``speak_first`` None follows the mode (on in
+    Dating Sim Mode, off in Companion Mode); True or False is the user's choice. She
+    greets after ``absence_hours`` away, remarks after ``silence_minutes`` at the computer
+    without a word, at most ``daily_cap`` times a day and ``gap_minutes`` apart.
+    ``window_awareness`` (off by default) gives her the active window's application and
+    title for each reply, never for windows matching ``window_deny``."""
+
+    SECTION: ClassVar[str] = "proactive"
+    do_not_disturb: bool = False
+    speak_first: bool | None = None
+    absence_hours: float = Field(default=2.0, ge=0.5, le=24.0)
+    silence_minutes: int = Field(default=45, ge=15, le=480)
+    daily_cap: int = Field(default=3, ge=1, le=12)
+    gap_minutes: int = Field(default=90, ge=30, le=720)
+    window_awareness: bool = False
+    window_deny: list[Annotated[str, Field(max_length=80)]] = Field(
+        default_factory=lambda: list(DEFAULT_DENY), max_length=200)
+
+
 class DesktopLifeSettings(SettingsSection):
     """Settings > Display > On the desktop (X11 only). ``gravity``: let go in the air, she
     falls onto the window top or the bottom of the screen below her, and rides on windows
@@ -264,5 +291,7 @@ class DesktopLifeSettings(SettingsSection):
     SECTION: ClassVar[str] = "desktop_life"
     gravity: bool = True
     hide_fullscreen: bool = True
-    always_hide: list[str] = Field(default_factory=list)
-    never_hide: list[str] = Field(default_factory=list)
+    always_hide: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list,
+                                                                   max_length=200)
+    never_hide: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list,
+                                                                  max_length=200)

