@@ -93,6 +93,9 @@ class Desktop(QObject):
         )
         self.poller.fired.connect(self._reminder_fired)
         self.poller.start()  # also surfaces reminders missed while the app was closed
+        from companion_desktop.ui.desktop_talk import attach_talk
+
+        self.talk = attach_talk(self, self.life.windows)  # quiet time, speaking first
 
     # ------------------------------------------------------------ conversation
     def send(self, text: str) -> bool:

@@ -2,16 +2,23 @@
 manager sees it (``DesktopX11``), where she stands (``Placement``) and when she steps out
 of the way (``FullscreenGuard``), all following Settings > Display > On the desktop.
 
-With gravity and hiding both off, the desktop is not read at all.
+``windows`` is the active window for speaking first ("not while fullscreen") and window
+awareness (``engine.proactive.ActiveWindowSource``). With gravity, hiding, speaking first
+and window awareness all off, the desktop is not read at all.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
+from companion_desktop.engine.proactive import ActiveWindow
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.errors import StorageError
-from companion_desktop.storage.settings import DesktopLifeSettings, load_settings
+from companion_desktop.storage.settings import (
+    DesktopLifeSettings,
+    ProactiveSettings,
+    load_settings,
+)
 from companion_desktop.ui.desktop_x11 import DesktopX11
 from companion_desktop.ui.out_of_way import FullscreenGuard
 from companion_desktop.ui.placement import Placement
@@ -31,16 +38,36 @@ class DesktopLife(QObject):
         overlay.drag_ended.connect(self.placement.released)
         overlay.rescaled.connect(self.placement.keep_footing)
         self.placement.landed.connect(overlay.remember_position)
+        self.windows = ActiveWindows(self.desk, self)
 
     def reload(self) -> None:
         """Take Settings > Display > On the desktop as saved now."""
         try:
             with self.service.db.read_session() as session:
                 settings = load_settings(session, DesktopLifeSettings)
+                talk = load_settings(session, ProactiveSettings)
         except StorageError:
-            settings = DesktopLifeSettings()
+            settings, talk = DesktopLifeSettings(), ProactiveSettings()
         self.apply(settings)
+        # speaking first (unless turned off) waits out fullscreen; awareness names the window
+        self.desk.want("speaking", talk.speak_first is not False or talk.window_awareness)
 
     def apply(self, settings: DesktopLifeSettings) -> None:
         self.guard.configure(settings.hide_fullscreen, settings.always_hide, settings.never_hide)
         self.placement.set_gravity(settings.gravity)
+
+
+class ActiveWindows(QObject):
+    """The active window as ``ActiveWindow`` (None when unknown or not read), and
+    ``active_window_changed(object)`` when it changes."""
+
+    active_window_changed = Signal(object)
+
+    def __init__(self, desk: DesktopX11, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.desk = desk
+        desk.active_changed.connect(lambda: self.active_window_changed.emit(self.active_window()))
+
+    def active_window(self) -> ActiveWindow | None:
+        active = self.desk.active_window()
+        return None if active is None else ActiveWindow(*active)

@@ -10,9 +10,11 @@ import subprocess
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
+from companion_desktop.engine.proactive import ActiveWindow
 from companion_desktop.storage.settings import (
     AvatarSettings,
     DesktopLifeSettings,
+    ProactiveSettings,
     load_settings,
     save_settings,
 )
@@ -92,7 +94,14 @@ def test_hiding_for_fullscreen_follows_settings_and_keeps_her_saved_as_shown(
         with service.db.session() as session:
             save_settings(session, DesktopLifeSettings(gravity=False, hide_fullscreen=False))
         desktop.settings_applied()
-        assert not desktop.life.desk.running  # both off: the desktop is not read at all
+        assert desktop.life.desk.running  # speaking first (on in Dating Sim Mode) waits
+        assert desktop.talk.speaker.windows is desktop.life.windows
+        assert desktop.life.windows.active_window() == ActiveWindow("mpv", "A film", True)
+        with service.db.session() as session:
+            save_settings(session, ProactiveSettings(speak_first=False))
+        desktop.settings_applied()
+        assert not desktop.life.desk.running  # all off: the desktop is not read at all
+        assert desktop.life.windows.active_window() is None
     finally:
         video.close()
 

@@ -172,9 +172,14 @@ def test_she_hides_for_a_fullscreen_window_and_follows_the_app_rules(qtbot, wind
     from companion_desktop.ui.desktop_x11 import DesktopX11
     from companion_desktop.ui.out_of_way import FullscreenGuard
 
+    from companion_desktop.engine.proactive import ActiveWindow
+    from companion_desktop.ui.desktop_life import ActiveWindows
+
     desk = DesktopX11()
     guard = FullscreenGuard(her, desk)
     guard.configure(True, [], [])
+    seen = []
+    ActiveWindows(desk, her).active_window_changed.connect(seen.append)
     video = windows(100, 100, 500, 300, app="videoplayer", title="A film")
     video.activate()
     qtbot.waitUntil(lambda: desk.active_window() == ("videoplayer", "A film", False),
@@ -189,6 +194,7 @@ def test_she_hides_for_a_fullscreen_window_and_follows_the_app_rules(qtbot, wind
     video.fullscreen(True)
     qtbot.waitUntil(lambda: not her.isVisible(), timeout=3000)
     assert guard.hiding and desk.active_window()[2] is True
+    assert seen[-1] == ActiveWindow("videoplayer", "A film - 0:42", fullscreen=True)
     video.fullscreen(False)
     qtbot.waitUntil(her.isVisible, timeout=3000)
 
