@@ -5,8 +5,9 @@ stacking order (top-most first) with their outer frames, the active window (its 
 name from WM_CLASS, its title, whether it is fullscreen) and the work area. It is event
 driven: the window manager's property changes on the root window and the frames' configure,
 map and unmap events wake it (one coalesced re-read per burst); nothing runs between events,
-and nothing at all while no behaviour wants it (``want``). This app's own windows are left
-out (their process id).
+and nothing at all while no behaviour wants it (``want``). Her overlay and this app's
+dialogs are left out; her chat window is a window like any other (she can stand on it),
+but never reported as the active window.
 
 Where there is no X11 (Wayland without XWayland, Windows, macOS, no display, a window
 manager without EWMH), ``available`` is False and ``reason`` says why; every behaviour
@@ -252,8 +253,8 @@ class DesktopX11(QObject):
                 continue
             if info is None:
                 continue
-            if wid == active_id:
-                active = info
+            if wid == active_id and self._static[wid][0] != self.own_pid:
+                active = info  # (her own chat window active: nothing to report)
             if info.fullscreen or self._static[wid][1]:
                 windows.append(info)
         for gone in set(self._static) - set(int(w) for w in stacking):
@@ -281,9 +282,9 @@ class DesktopX11(QObject):
         wid = window.id
         if wid not in self._static:
             self._learn(window)
-        pid, _normal, app = self._static[wid]
-        if pid == self.own_pid:
-            return None
+        pid, normal, app = self._static[wid]
+        if pid == self.own_pid and not normal:
+            return None  # her overlay, our dialogs (her chat window is a window like any)
         desktop = self._prop(window, "_NET_WM_DESKTOP")
         if desktop is not None and len(desktop) and int(desktop[0]) not in (current, ANY_DESKTOP):
             return None
@@ -341,14 +342,15 @@ class DesktopX11(QObject):
             if parent is None or parent.id in (0, self._root.id):
                 break
             frame = parent
-        if pid == self.own_pid:
-            self._own_frames.add(frame.id)
+        known = [n for n in names if n.startswith("_NET_WM_WINDOW_TYPE_")]
+        normal = not known or known[0] in NORMAL_TYPES  # the first one it names is its type
+        if pid == self.own_pid and not normal:
+            self._own_frames.add(frame.id)  # her overlay: its moves are hers
         else:
             window.change_attributes(event_mask=X.PropertyChangeMask)  # state, title changes
             self._frames[frame.id] = window.id
         self._frame_of[window.id] = frame.id
-        self._static[window.id] = (pid, not names or any(n in NORMAL_TYPES for n in names),
-                                   (wm_class[1] or wm_class[0]) if wm_class else "")
+        self._static[window.id] = (pid, normal, (wm_class[1] or wm_class[0]) if wm_class else "")
 
     def _logical(self, box: Box) -> Box:
         """X pixels to Qt's logical pixels (a scaled screen)."""

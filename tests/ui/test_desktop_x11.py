@@ -158,6 +158,25 @@ def test_a_window_with_its_own_shadow_is_stood_on_at_its_visible_top(qtbot, wind
     assert placement.desk.refreshes == reads
 
 
+def test_her_chat_window_is_a_surface_but_her_overlay_is_not(qtbot, placement):
+    chat = QWidget()  # a normal window of this app, like her chat window
+    chat.setWindowTitle("Chat")
+    chat.setGeometry(250, 520, 700, 300)
+    qtbot.addWidget(chat)
+    chat.show()
+    qtbot.waitExposed(chat)
+    placement.set_gravity(True)
+    qtbot.waitUntil(lambda: any(w.title == "Chat" for w in placement.desk.windows()),
+                    timeout=3000)
+    # the frameless tool window standing in for her is not a surface
+    assert [w.title for w in placement.desk.windows()] == ["Chat"]
+    chat.activateWindow()
+    drop(placement, 400, 20)
+    top = placement.desk.windows()[0].box.top
+    land_on(qtbot, placement, top, placement.desk.windows()[0].wid)
+    assert placement.desk.active_window() is None  # her own window: nothing to report
+
+
 def test_gravity_off_leaves_her_where_she_is_put(qtbot, windows, placement):
     windows(200, 500, 600, 300)
     placement.set_gravity(False)
