@@ -251,3 +251,11 @@ def save_settings(session: Session, instance: SettingsSection, now: datetime | N
         session.add(row)
     row.data = checked.model_dump(mode="json")
     row.updated_at = now or datetime.now(timezone.utc)
+
+
+class WalkingSettings(SettingsSection):
+    """Settings > Display: whether she walks along the window or panel she stands on now
+    and then, and sometimes sits on a window's top edge."""
+
+    SECTION: ClassVar[str] = "walking"
+    enabled: bool = True
