@@ -91,6 +91,7 @@ def test_walking_moves_the_window_at_least_24_times_a_second(qtbot, window):
     qtbot.wait(1500)
     moves = [c for c in placement.calls if c[0] >= t0 + 0.25]  # the last 1.25 s
     rate = len(moves) / (moves[-1][0] - moves[0][0])
+    print(f"moves per second while walking: {rate:.1f}")
     assert rate >= 24.0, rate
     assert walker.frame_timer.interval() == round(1000 / MOVES_PER_S)
     assert window.x() != start_x  # the real window moved
@@ -188,3 +189,16 @@ def test_walking_switch_is_on_by_default_and_saves(qtbot, service):
     again = WalkingSection(service)
     qtbot.addWidget(again)
     assert not again.enabled.isChecked()
+
+
+def test_when_her_surface_moves_under_her_she_walks_on_from_there(qtbot, window):
+    placement, player = WindowPlacement(window), Recorder()
+    walker = Walker(placement, player, time.monotonic, plan=soon_plan(walk_seconds=(30.0, 30.0)))
+    walker.start()
+    qtbot.waitUntil(lambda: walker.walking, timeout=2000)
+    qtbot.wait(200)
+    before, t0 = placement.feet_x(), time.monotonic()
+    window.move(window.x() + 80, window.y())  # the window she stands on was dragged
+    qtbot.wait(150)
+    walked = walker.speed() * (time.monotonic() - t0) + 8
+    assert abs(placement.feet_x() - (before + 80)) < walked < 60  # no jump back
