@@ -85,7 +85,7 @@ class AnimationService:
 
     # -------------------------------------------------------------- built-ins
     def builtin_clips(self) -> list[LibraryEntry]:
-        """Every built-in clip (idle, emote, talking, thinking), in manifest order."""
+        """Every built-in clip (idle, emote, talking, thinking, move), in manifest order."""
         return self.library.manifest_entries()
 
     def sync(self) -> None:
