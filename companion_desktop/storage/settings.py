@@ -278,3 +278,11 @@ class ProactiveSettings(SettingsSection):
     window_awareness: bool = False
     window_deny: list[Annotated[str, Field(max_length=80)]] = Field(
         default_factory=lambda: list(DEFAULT_DENY), max_length=200)
+
+
+class WalkingSettings(SettingsSection):
+    """Settings > Display: whether she walks along the window or panel she stands on now
+    and then, and sometimes sits on a window's top edge."""
+
+    SECTION: ClassVar[str] = "walking"
+    enabled: bool = True
