@@ -85,7 +85,7 @@ class AnimationService:
 
     # -------------------------------------------------------------- built-ins
     def builtin_clips(self) -> list[LibraryEntry]:
-        """Every built-in clip (idle, emote, talking, thinking), in manifest order."""
+        """Every built-in clip (idle, emote, talking, thinking, move), in manifest order."""
         return self.library.manifest_entries()
 
     def sync(self) -> None:
@@ -153,10 +153,12 @@ class AnimationService:
         return [e for e in self.list_entries() if e.kind in ("idle", store.UPLOAD)]
 
     def thinking_choices(self) -> list[tuple[str, str]]:
-        """(id, name) of every clip that can be the thinking clip: built-ins and uploads."""
+        """(id, name) of every clip that can be the thinking clip: built-ins (not her
+        walking and sitting moves) and uploads."""
         entries = self.list_entries()
         names = {e.id: e.name for e in entries}
-        builtin = [(c.id, names.get(c.id, c.name)) for c in self.builtin_clips()]
+        builtin = [(c.id, names.get(c.id, c.name)) for c in self.builtin_clips()
+                   if c.kind != "move"]
         return builtin + [(e.id, e.name) for e in entries if not e.builtin]
 
     def thinking_clip(self) -> str | None:

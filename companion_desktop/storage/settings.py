@@ -280,6 +280,14 @@ class ProactiveSettings(SettingsSection):
         default_factory=lambda: list(DEFAULT_DENY), max_length=200)
 
 
+class WalkingSettings(SettingsSection):
+    """Settings > Display: whether she walks along the window or panel she stands on now
+    and then, and sometimes sits on a window's top edge."""
+
+    SECTION: ClassVar[str] = "walking"
+    enabled: bool = True
+
+
 class DesktopLifeSettings(SettingsSection):
     """Settings > Display > On the desktop (X11 only). ``gravity``: let go in the air, she
     falls onto the window top or the bottom of the screen below her, and rides on windows

@@ -19,13 +19,14 @@ GENERATOR = ROOT / "tools" / "make_builtin_clips.py"
 
 IDLES = ("idle_calm", "idle_sway", "idle_look_around", "idle_stretch_light", "idle_hands")
 EMOTES = ("wave", "nod", "shake_head", "bow", "cheer", "shy", "think_pose")
+MOVES = ("walk", "sit")
 REQUIRED_BONES = (
     "hips", "spine", "chest", "upperChest", "neck", "head",
     *(f"{s}{b}" for s in ("left", "right") for b in (
         "Shoulder", "UpperArm", "LowerArm", "Hand", "UpperLeg", "LowerLeg", "Foot")),
 )  # fmt: skip
 DURATIONS = {"idle": (6.0, 12.0), "emote": (1.5, 3.5), "talking": (4.0, 12.0),
-             "thinking": (4.0, 12.0)}
+             "thinking": (4.0, 12.0), "move": (1.0, 12.0)}
 COMPONENTS = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}
 
 
@@ -108,7 +109,8 @@ def test_library_lists_every_clip():
     assert sorted(by_kind["emote"]) == sorted(EMOTES)
     assert by_kind["talking"] == ["talking"]
     assert by_kind["thinking"] == ["thinking"]
-    assert set(by_kind) == {"idle", "emote", "talking", "thinking"}
+    assert by_kind["move"] == list(MOVES)
+    assert set(by_kind) == {"idle", "emote", "talking", "thinking", "move"}
     assert {p.name for p in FOLDER.glob("*.vrma")} == {c["file"] for c in clips}
 
 

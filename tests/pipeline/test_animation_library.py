@@ -324,6 +324,7 @@ def test_thinking_clip_choice(service, tmp_path, monkeypatch):
     assert service.thinking_clip() is None
     ids = [cid for cid, _ in service.thinking_choices()]
     assert ids[:6] == [b["id"] for b in BUILTINS]
+    assert not {"walk", "sit"} & set(ids)  # her moves are never the thinking clip
     service.set_thinking_clip("thinking")
     assert service.thinking_clip() == "thinking"
     spin = stub_upload(service, monkeypatch, tmp_path, "spin")

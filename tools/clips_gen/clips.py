@@ -334,4 +334,6 @@ LOOPS = (talking, thinking)
 
 
 def all_motions() -> list[Motion]:
-    return [f() for f in (*IDLES, *EMOTES, *LOOPS)]
+    from .moves import MOVES  # noqa: PLC0415 - moves builds on this module
+
+    return [f() for f in (*IDLES, *EMOTES, *LOOPS, *MOVES)]

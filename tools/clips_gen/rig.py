@@ -18,7 +18,11 @@ numbers give mirrored poses. Channels:
   palm-to-thigh; ``S.flex`` wrist bend toward the palm, ``S.dev`` toward the thumb.
 * ``S.curl``, ``S.icurl`` (index), ``S.thumb``: 0 straight .. 1 fist; ``S.spread`` degrees.
 * Legs are solved so the feet stay planted, flat on the floor, knees forward; the hips
-  sink as much as needed so a leg is never overstretched.
+  sink as much as needed so a leg is never overstretched. ``S.foot.x/y/z`` move a foot
+  from where it stands at rest (x outward, y up: the lift of its sole above the floor, z
+  forward); ``S.foot.pitch`` > 0 raises the toes (pivoting on the heel), < 0 raises the
+  heel (pivoting on the ball of the foot, the toes staying flat): the sole never goes
+  below its lift.
 * ``ex.<name>``: expression weights 0..1.
 """
 
@@ -72,6 +76,7 @@ for _s, _, _ in SIDES:
         f"{_s}.roll": -8.0, f"{_s}.flex": 6.0, f"{_s}.dev": 0.0,
         f"{_s}.hang": 0.0,
         f"{_s}.curl": 0.28, f"{_s}.icurl": 0.22, f"{_s}.thumb": 0.3, f"{_s}.spread": 3.0,
+        f"{_s}.foot.x": 0.0, f"{_s}.foot.y": 0.0, f"{_s}.foot.z": 0.0, f"{_s}.foot.pitch": 0.0,
     })
 
 
@@ -193,7 +198,7 @@ def solve(ch: dict[str, float]) -> Pose:
     pose.hips = REST["hips"] + np.array([c["hips.x"], c["hips.y"], c["hips.z"]])
     pose.local["hips"] = qm.euler_deg(c["hips.pitch"], c["hips.yaw"], c["hips.roll"])
     pose.fk("hips")
-    _legs(pose)
+    _legs(pose, c)
     _split(pose, c, "torso", TORSO_SPLIT)
     _split(pose, c, "head", HEAD_SPLIT)
     r_chest = pose.world_rot["upperChest"]
@@ -229,15 +234,35 @@ def _swing(q: np.ndarray) -> np.ndarray:
     return qm.axis_angle(axis / s, math.atan2(s, float(up[1])))
 
 
-def _legs(pose: Pose) -> None:
-    """Feet planted where they stand at rest; sink the hips if a leg would overstretch."""
+#: points of the sole from the ankle (the foot joint) at rest, metres: heel, ball, toe tip
+HEEL = np.array([0.0, -REST["leftFoot"][1], -0.045])
+BALL = np.array([0.0, -REST["leftFoot"][1], REST["leftToes"][2] - REST["leftFoot"][2]])
+
+
+def _foot(c: dict[str, float], s: str, side: str, sign: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ankle target and the foot's world rotation for one side's foot channels."""
+    pitch = c[f"{s}.foot.pitch"]
+    shift = np.array([sign * c[f"{s}.foot.x"], c[f"{s}.foot.y"], c[f"{s}.foot.z"]])
+    if pitch == 0.0:
+        return REST[f"{side}Foot"] + shift, qm.IDENTITY
+    rot = qm.axis_deg(-qm.X, pitch)  # toes up for pitch > 0
+    pivot = HEEL if pitch > 0.0 else BALL
+    # the pivot stays where it was at rest (lifted by foot.y): the ankle turns about it
+    ankle = pivot - qm.rotate(rot, pivot)
+    return REST[f"{side}Foot"] + shift + ankle, rot
+
+
+def _legs(pose: Pose, c: dict[str, float]) -> None:
+    """Feet where the foot channels put them (planted at rest); sink the hips if a leg
+    would overstretch."""
     len1 = float(np.linalg.norm(REST["leftLowerLeg"] - REST["leftUpperLeg"]))
     len2 = float(np.linalg.norm(REST["leftFoot"] - REST["leftLowerLeg"]))
     reach = LEG_REACH * (len1 + len2)
+    feet = {side: _foot(c, s, side, sign) for s, side, sign in SIDES}
     needs = [0.0]
     for side in ("left", "right"):
         hip = pose.point("hips", REST[f"{side}UpperLeg"])
-        to = hip - REST[f"{side}Foot"]
+        to = hip - feet[side][0]
         # lowering the hips by dy brings the hip within reach when |to - dy Y| <= reach
         horiz = min(to[0] ** 2 + to[2] ** 2, 0.9 * reach * reach)
         needs.append(to[1] - math.sqrt(reach * reach - horiz))
@@ -246,10 +271,12 @@ def _legs(pose: Pose) -> None:
     drop = top + SOFT * math.log(sum(math.exp((n - top) / SOFT) for n in needs))
     pose.hips = pose.hips - np.array([0.0, drop, 0.0])
     pose.fk("hips")
-    for side, sign in (("left", 1.0), ("right", -1.0)):
+    for s, side, sign in SIDES:
         pose.fk(f"{side}UpperLeg")
         pole = np.array([sign * 0.12, 0.0, 1.0])
-        _limb(pose, f"{side}UpperLeg", f"{side}LowerLeg", f"{side}Foot", REST[f"{side}Foot"],
+        target, rot = feet[side]
+        _limb(pose, f"{side}UpperLeg", f"{side}LowerLeg", f"{side}Foot", target,
               pole, qm.X, 0.0, reach=1.0 - 1e-6)
-        pose.set_world(f"{side}Foot", qm.IDENTITY)
-        pose.fk(f"{side}Toes")
+        pose.set_world(f"{side}Foot", rot)
+        # heel up: the toes stay flat on the floor
+        pose.set_world(f"{side}Toes", qm.IDENTITY if c[f"{s}.foot.pitch"] < 0.0 else rot)

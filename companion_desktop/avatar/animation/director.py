@@ -5,8 +5,10 @@ through the user's idle pool (never the same clip twice in a row, switching afte
 one or two loops, waiting while she talks, thinks, emotes or poses). From sending
 until the first reply text she plays the optional thinking clip; while text
 streams or she speaks she plays the built-in talking clip. The model's requested
-action goes through the action gate before it plays as an emote. Numpy only; the
-clock for the gate is passed in (seconds, monotonic).
+action goes through the action gate before it plays as an emote. A move (walking,
+sitting: ``play_move``) loops until ``stop_move`` or a turn takes over; ``facing``
+turns her whole body (``avatar.animation.facing``). Numpy only; the clock for the gate
+is passed in (seconds, monotonic).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import random
 from collections.abc import Callable
 
 from companion_desktop.avatar.animation.clip import Clip
+from companion_desktop.avatar.animation.facing import Facing
 from companion_desktop.avatar.animation.idle_cycle import IdleCycle, IdleState
 from companion_desktop.avatar.animation.library import AnimationLibrary
 from companion_desktop.avatar.animation.mixer import AnimationDriver, Mixer
@@ -43,6 +46,8 @@ class Director:
         self.talking = False
         self.thinking = False
         self.posing = False
+        self.moving: str | None = None  # the move clip playing (walk, sit)
+        self.facing = Facing()
         self._loops_seen = 0
         self._started = False
 
@@ -55,6 +60,7 @@ class Director:
             self._started = True
             self.back_to_idle()
         self.driver(pose, dt, time)
+        self.facing.apply(pose, dt)
         loops = self.mixer.base_loops
         if loops != self._loops_seen:
             self._loops_seen = loops
@@ -68,18 +74,40 @@ class Director:
 
     @property
     def _idling(self) -> bool:
-        return not (self.talking or self.thinking)
+        return not (self.talking or self.thinking or self.moving)
 
     def _play_base(self, clip_id: str | None) -> bool:
         clip = self.library.find(clip_id) if clip_id else None
         if clip is None:
             return False
         self._loops_seen = 0
-        return self.mixer.play_base(clip)
+        played = self.mixer.play_base(clip)
+        if played:
+            self.moving = None
+        return played
+
+    # ------------------------------------------------------------ moves
+    def play_move(self, clip_id: str) -> bool:
+        """Loop a move (walk, sit) instead of her idles; refused while she talks, thinks
+        or poses for a photo."""
+        if self.talking or self.thinking or self.posing:
+            return False
+        if self.moving == clip_id:
+            return True
+        if not self._play_base(clip_id):
+            return False
+        self.moving = clip_id
+        return True
+
+    def stop_move(self) -> None:
+        """Back to her idles, when a move still plays (a turn may have taken over)."""
+        if self.moving:
+            self.back_to_idle()
 
     # ------------------------------------------------------------ turn events
     def back_to_idle(self) -> None:
         self.talking = self.thinking = False
+        self.moving = None
         self.idle.set_pool(self.pool())
         self._play_base(self.idle.start())
 
@@ -88,6 +116,8 @@ class Director:
         choice = self.thinking_clip()
         if choice and self._play_base(choice):
             self.thinking = True
+        else:
+            self.stop_move()
 
     def text_started(self) -> None:
         """Her reply is streaming (or she speaks): the built-in talking clip."""

@@ -6,13 +6,13 @@ Built-ins come from a folder's manifest, ``library.json``
     {"clips": [{"id": "idle_calm", "name": "Calm", "kind": "idle", "file": "idle_calm.vrma",
                 "description": "...", "loop": true}, ...]}
 
-``kind`` is "idle", "emote", "talking" or "thinking"; ``file`` is relative to the
-manifest; ``loop`` defaults to true except for emotes. Entries with a bad id, kind or a
-file outside the folder are skipped. Uploads (and clips built in code) are added with
-``add_file`` / ``add_clip`` and removed with ``remove``. A clip is parsed on its first
-``get`` and kept; a file that fails keeps its ``ClipLoadError`` (raised again on each
-``get``, not re-parsed) until ``reload()``, which re-reads the manifest and forgets every
-parsed clip.
+``kind`` is "idle", "emote", "talking", "thinking" or "move" (walking, sitting); ``file``
+is relative to the manifest; ``loop`` defaults to true except for emotes. Entries with a
+bad id, kind or a file outside the folder are skipped. Uploads (and clips built in code)
+are added with ``add_file`` / ``add_clip`` and removed with ``remove``. A clip is parsed
+on its first ``get`` and kept; a file that fails keeps its ``ClipLoadError`` (raised again
+on each ``get``, not re-parsed) until ``reload()``, which re-reads the manifest and
+forgets every parsed clip.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from .vrma import load_vrma
 
 log = logging.getLogger(__name__)
 
-KINDS = ("idle", "emote", "talking", "thinking")
+KINDS = ("idle", "emote", "talking", "thinking", "move")
 UPLOAD = "upload"
 ID_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 MANIFEST = "library.json"
