@@ -60,7 +60,7 @@ class Desktop(QObject):
         self.overlay.restore_position(settings.positions)
         from companion_desktop.ui.desktop_life import DesktopLife
 
-        self.life = DesktopLife(self.overlay, service)  # gravity, window tops, fullscreen
+        self.life = DesktopLife(self.overlay, service, host)  # gravity, window tops, fullscreen
         self.life.reload()
         self.overlay.open_chat.connect(self.show_chat)
         self.overlay.open_settings.connect(self._open_settings)

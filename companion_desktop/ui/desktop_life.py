@@ -2,9 +2,11 @@
 manager sees it (``DesktopX11``), where she stands (``Placement``) and when she steps out
 of the way (``FullscreenGuard``), all following Settings > Display > On the desktop.
 
-``windows`` is the active window for speaking first ("not while fullscreen") and window
-awareness (``engine.proactive.ActiveWindowSource``). With gravity, hiding, speaking first
-and window awareness all off, the desktop is not read at all.
+``walker`` (``ui.walker``, when there is an animation director) walks her along her
+surface now and then, with Settings > Display > Walking and gravity on. ``windows`` is the
+active window for speaking first ("not while fullscreen") and window awareness
+(``engine.proactive.ActiveWindowSource``). With gravity, hiding, speaking first and window
+awareness all off, the desktop is not read at all.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import (
     DesktopLifeSettings,
     ProactiveSettings,
+    WalkingSettings,
     load_settings,
 )
 from companion_desktop.ui.desktop_x11 import DesktopX11
@@ -28,17 +31,27 @@ class DesktopLife(QObject):
     """``desk``: the window manager's view (``active_window()``, ``active_changed``) for
     other behaviours too; ``placement``: where she stands (and the hooks for walking)."""
 
-    def __init__(self, overlay, service: CompanionService) -> None:  # noqa: ANN001
+    def __init__(self, overlay, service: CompanionService, host=None) -> None:  # noqa: ANN001
         super().__init__(overlay)
         self.service = service
         self.desk = DesktopX11(self)
-        self.placement = Placement(overlay, self.desk, feet_inset=overlay.feet_inset)
+        self.placement = Placement(overlay, self.desk, feet_inset=overlay.feet_inset,
+                                   avatar_height=overlay.avatar_height)
         self.guard = FullscreenGuard(overlay, self.desk)
         overlay.drag_started.connect(self.placement.grabbed)
         overlay.drag_ended.connect(self.placement.released)
         overlay.rescaled.connect(self.placement.keep_footing)
         self.placement.landed.connect(overlay.remember_position)
         self.windows = ActiveWindows(self.desk, self)
+        self.walker = None  # she walks along her surface now and then (with a director)
+        director = getattr(host, "director", None)
+        if director is not None:
+            from companion_desktop.ui.walker import DirectorPlayer, Walker
+
+            self.walker = Walker(self.placement, DirectorPlayer(director, host.poke),
+                                 busy=lambda: None if overlay.isVisible() else "hidden",
+                                 enabled=False, parent=self)
+            overlay.drag_started.connect(self.walker.interrupt)
 
     def reload(self) -> None:
         """Take Settings > Display > On the desktop as saved now."""
@@ -46,9 +59,12 @@ class DesktopLife(QObject):
             with self.service.db.read_session() as session:
                 settings = load_settings(session, DesktopLifeSettings)
                 talk = load_settings(session, ProactiveSettings)
+                walking = load_settings(session, WalkingSettings)
         except StorageError:
-            settings, talk = DesktopLifeSettings(), ProactiveSettings()
+            settings, talk, walking = DesktopLifeSettings(), ProactiveSettings(), WalkingSettings()
         self.apply(settings)
+        if self.walker is not None:  # walking needs gravity: a surface to walk along
+            self.walker.set_enabled(walking.enabled and self.placement.active)
         # speaking first (unless turned off) waits out fullscreen; awareness names the window
         self.desk.want("speaking", talk.speak_first is not False or talk.window_awareness)
 

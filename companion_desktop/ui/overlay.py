@@ -111,7 +111,7 @@ class OverlayWindow(QWidget):
         self._mask_timer.start()
         self.resize(self._scaled_size())
         self._hinting = False
-        self._feet: tuple[tuple[int, int], int] | None = None  # (window size, feet inset)
+        self._feet: tuple[tuple[int, int], tuple[int, int]] | None = None  # size: inset, height
         if show_image is not None:
             self.drop_target = DropTarget(self, self._dropped, self._drop_hint)
 
@@ -148,16 +148,25 @@ class OverlayWindow(QWidget):
     def feet_inset(self) -> int:
         """The empty pixels between her feet and the window's bottom, from her last picture
         (measured once per window size; a share of the height until there is a picture)."""
+        measured = self._measure()
+        return round(self.height() * FEET_SHARE) if measured is None else measured[0]
+
+    def avatar_height(self) -> int | None:
+        """Her height on screen (top of her head to her feet), None before a picture."""
+        measured = self._measure()
+        return None if measured is None else measured[1]
+
+    def _measure(self) -> tuple[int, int] | None:
         size = self.size().toTuple()
         if self._feet is not None and self._feet[0] == size:
             return self._feet[1]
         alpha = self.view.alpha_mask()
         if alpha is None or not alpha.any():
-            return round(self.height() * FEET_SHARE)
-        lowest = int(np.flatnonzero(alpha.any(axis=1))[-1])
-        inset = max(0, self.height() - (self.view.y() + lowest + 1))
-        self._feet = (size, inset)
-        return inset
+            return None
+        rows = np.flatnonzero(alpha.any(axis=1))
+        inset = max(0, self.height() - (self.view.y() + int(rows[-1]) + 1))
+        self._feet = (size, (inset, int(rows[-1] - rows[0] + 1)))
+        return self._feet[1]
 
     def resizeEvent(self, event) -> None:  # noqa: N802, ANN001
         super().resizeEvent(event)

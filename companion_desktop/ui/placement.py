@@ -7,8 +7,10 @@ top of a window (``DesktopX11``) or the bottom of her screen's work area. On a w
 she rides along when it moves and falls when it closes, is minimised or covered. She stays
 inside one screen's work area, and comes back when her screen goes away (gravity or not).
 
-For a walker: ``surface_span()`` is the stretch she stands on, ``move_feet_to(x)`` moves her
-along it, and ``busy_reason`` (dragging, falling) says when not to.
+For the walker (``ui.walker``): ``surface_span()`` is the stretch she stands on,
+``feet_x()`` and ``move_feet_to(x)`` move her along it, ``busy_reason`` (dragging, falling)
+says when not to, ``on_window_top`` where she may sit, ``set_sitting(seat_px)`` lowers her
+onto the edge and ``avatar_height_px()`` sets her pace.
 """
 
 from __future__ import annotations
@@ -47,11 +49,14 @@ class Placement(QObject):
 
     def __init__(self, widget: QWidget, desk: DesktopX11,
                  feet_inset: Callable[[], int] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 avatar_height: Callable[[], int | None] | None = None) -> None:
         super().__init__(widget)
         self.widget = widget
         self.desk = desk
         self.feet_inset = feet_inset or (lambda: 0)
+        self.avatar_height = avatar_height or (lambda: None)
+        self.seat = 0  # sitting on an edge: her feet hang this far below it
         self.clock = clock
         self.gravity = False
         self.surface: Surface | None = None
@@ -70,7 +75,7 @@ class Placement(QObject):
     def keep_footing(self) -> None:
         """After a resize (another scale): her feet back on what she stands on."""
         if self.surface is not None and self.busy_reason is None and self._fall is None:
-            self.move_feet(self.feet()[0], self.surface.y)
+            self.move_feet(self.feet()[0], self.surface.y + self.seat)
 
     def _watch_screen(self, screen) -> None:  # noqa: ANN001
         screen.availableGeometryChanged.connect(self.screens_changed)
@@ -126,14 +131,33 @@ class Placement(QObject):
         if span is None:
             return False
         left, right, y = span
-        self.move_feet(min(max(x, left), right - 1), y)
+        self.move_feet(min(max(x, left), right - 1), y + self.seat)
         return True
+
+    def feet_x(self) -> int:
+        return round(self.feet()[0])
+
+    @property
+    def on_window_top(self) -> bool:
+        """She stands on a window's top (where she may sit), not on the floor."""
+        return self.surface is not None and self.surface.wid is not None
+
+    def avatar_height_px(self) -> float | None:
+        """Her standing height on screen (a walker paces by it)."""
+        return self.avatar_height()
+
+    def set_sitting(self, seat_px: int | None) -> None:
+        """She sits on the edge: her feet ``seat_px`` below it (None: standing again)."""
+        self.seat = max(0, int(seat_px or 0))
+        if self.surface is not None and self.busy_reason is None:
+            self.move_feet(self.feet()[0], self.surface.y + self.seat)
 
     # ------------------------------------------------------------ dragging
     def grabbed(self) -> None:
         self._stop()
         self.busy_reason = "dragging"
         self.surface = None
+        self.seat = 0
 
     def released(self) -> None:
         self.busy_reason = None
@@ -146,17 +170,21 @@ class Placement(QObject):
         if not self.active or self.busy_reason == "dragging":
             return
         x, y = self.feet()
+        y -= self.seat  # sitting, her feet hang below the edge she sits on
         area = area_for(x, y, self.areas())
         if area is None:
             return
         x, y = keep_inside(x, y, area, self.widget.width() // 2, self.headroom())
-        self.move_feet(x, y)
         target = surface_below(x, y, self.desk.wins(), area, self.headroom())
+        if self.surface is not None and target == self.surface:
+            self.move_feet(x, target.y + self.seat)  # already there (seated, perhaps)
+            return
+        self.move_feet(x, y)
         self.fall_to(target)
 
     def fall_to(self, target: Surface) -> None:
         x, y = self.feet()
-        self.surface = None
+        self.surface, self.seat = None, 0
         if fall_duration(abs(target.y - y)) <= 0:
             self.move_feet(x, target.y)
             self._land(target)
@@ -222,7 +250,7 @@ class Placement(QObject):
             kept = still_standing(self.surface, x, wins, area, self.headroom()) if area else None
             if kept is not None:
                 self._stop()  # a landing bounce ends: she rides now
-                self.move_feet(x, kept.y)
+                self.move_feet(x, kept.y + self.seat)
                 self.surface, self._box = kept, box
                 return
         if self.surface.wid is None:

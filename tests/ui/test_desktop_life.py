@@ -42,6 +42,7 @@ def test_let_go_over_a_window_she_lands_on_its_top(xd, desktop, qtbot, service):
     try:
         life, overlay = desktop.life, desktop.overlay
         assert life.desk.running, life.desk.reason
+        assert life.walker is not None and life.walker.enabled  # she may walk on surfaces
         qtbot.waitUntil(lambda: any(w.title == "Notes" for w in life.desk.windows()),
                         timeout=3000)
         top = notes.frame()[1]
@@ -101,6 +102,7 @@ def test_hiding_for_fullscreen_follows_settings_and_keeps_her_saved_as_shown(
             save_settings(session, ProactiveSettings(speak_first=False))
         desktop.settings_applied()
         assert not desktop.life.desk.running  # all off: the desktop is not read at all
+        assert not desktop.life.walker.enabled  # no gravity, no surface to walk along
         assert desktop.life.windows.active_window() is None
     finally:
         video.close()

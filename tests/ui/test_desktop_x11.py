@@ -274,3 +274,72 @@ def qt_platform() -> str:
     from PySide6.QtGui import QGuiApplication
 
     return QGuiApplication.platformName()
+
+
+class Player:
+    """The walker's player, recording what it was asked to play."""
+
+    def __init__(self) -> None:
+        self.played: list[str] = []
+        self.current: str | None = None
+        self.busy_reason = None
+
+    def play(self, clip_id: str) -> bool:
+        self.played.append(clip_id)
+        self.current = clip_id
+        return True
+
+    def stop(self) -> None:
+        self.current = None
+
+
+def walker_for(placement, **plan):  # noqa: ANN001, ANN003, ANN201
+    import random
+
+    from companion_desktop.avatar.animation.walk_plan import WalkPlan
+    from companion_desktop.ui.walker import Walker
+
+    walk = WalkPlan(random.Random(3), interval=(0.05, 0.05), walk_seconds=(1.0, 1.0), **plan)
+    walker = Walker(placement, Player(), plan=walk, parent=placement)
+    placement.avatar_height = lambda: 280
+    return walker
+
+
+def test_she_walks_along_the_window_top_she_stands_on(qtbot, windows, placement):
+    win = windows(200, 500, 700, 300, title="Long")
+    placement.set_gravity(True)
+    qtbot.waitUntil(lambda: len(placement.desk.windows()) == 1, timeout=3000)
+    drop(placement, 400, 20)
+    top = win.frame()[1]
+    land_on(qtbot, placement, top, win.win.id)
+    walker = walker_for(placement, sit_chance=0.0)
+    start = placement.feet_x()
+    walker.start()
+    qtbot.waitUntil(lambda: abs(placement.feet_x() - start) > 20, timeout=5000)
+    assert walker.player.played[0] == "walk"
+    left, _, right, _ = win.frame()
+    assert left <= placement.feet_x() < right and feet_y(placement.widget) == top
+    drop(placement, 600, 20)  # picked up: she stops walking
+    assert placement.busy_reason is None or placement.busy_reason == "falling"
+    walker.set_enabled(False)
+
+
+def test_she_sits_on_the_edge_and_rides_along_seated(qtbot, windows, placement):
+    win = windows(200, 500, 700, 300, title="Seat")
+    placement.set_gravity(True)
+    qtbot.waitUntil(lambda: len(placement.desk.windows()) == 1, timeout=3000)
+    drop(placement, 400, 20)
+    land_on(qtbot, placement, win.frame()[1], win.win.id)
+    assert placement.on_window_top
+    walker = walker_for(placement, sit_chance=1.0, sit_seconds=(30.0, 30.0))
+    walker.start()
+    qtbot.waitUntil(lambda: walker.player.current == "sit", timeout=5000)
+    seat = placement.seat
+    assert seat > 0 and feet_y(placement.widget) == win.frame()[1] + seat
+    win.move(260, 560)
+    qtbot.waitUntil(lambda: feet_y(placement.widget) == win.frame()[1] + seat, timeout=3000)
+    placement.set_gravity(True)  # settings applied again: she stays seated where she is
+    assert placement.surface.wid == win.win.id and placement.busy_reason is None
+    assert placement.seat == seat and feet_y(placement.widget) == win.frame()[1] + seat
+    walker.set_enabled(False)
+    assert placement.seat == 0 and feet_y(placement.widget) == win.frame()[1]
