@@ -74,6 +74,10 @@ class Desktop(QObject):
         from companion_desktop.ui.voice_in_desktop import DesktopHearing
 
         self.hearing = DesktopHearing(chat.hearing, self.overlay, self.voice, self)
+        if self.life.walker is not None:  # she stands still while she listens to you
+            self.life.walker.busy = lambda: (
+                "listening" if chat.hearing.state in ("hearing", "recognising")
+                else None if self.overlay.isVisible() else "hidden")
         self.tray = self._make_tray()
         self.hotkeys = GlobalHotkeys(self)
         self.hotkeys.triggered.connect(self._hotkey)
@@ -225,7 +229,7 @@ class Desktop(QObject):
             return
         def finished(result) -> None:  # noqa: ANN001 - pipeline TurnResult or None
             done(result.reply if result else None)
-            if result is not None and result.speech:  # her reminder is spoken too
+            if result is not None and result.speech and not self.talk.quiet:  # spoken too
                 self.voice.say(result.speech, result.suggestion.expression)
 
         started = controller.run_job(
@@ -234,7 +238,8 @@ class Desktop(QObject):
             done(None)
 
     def _reminder_fired(self, record, reply: str) -> None:  # noqa: ANN001
-        self.overlay.on_done(reply)
+        if not self.talk.quiet:  # do not disturb: kept in the chat, no bubble
+            self.overlay.on_done(reply)
         self.chat.show_system_turn(f"⏰ Reminder: {record.content}", reply,
                                    on_dismiss=lambda: self.reminders.dismiss(record.id))
 

@@ -99,6 +99,7 @@ class OverlayWindow(QWidget):
         self.view.keep_pixels = True
         self.view.setMouseTracking(True)
         layout.addWidget(self.view, 1)
+        self.dnd = None  # ui.dnd.DndState, given by the desktop (ui.desktop_talk)
         self.bubble = SpeechBubble(self)
         self.input = CompactInput(self)
         self.input.hide()
@@ -333,6 +334,10 @@ class OverlayWindow(QWidget):
         menu.addAction("Photo mode…", self.photo_requested.emit)
         if self.open_photoboard is not None:
             menu.addAction("Photoboard…", self.open_photoboard)
+        if self.dnd is not None:
+            from companion_desktop.ui.dnd import add_dnd_action
+
+            add_dnd_action(menu, self.dnd)
         menu.addSeparator()
         menu.addAction("Hide", self.hide)
         menu.addAction("Quit", self.quit_requested.emit)

@@ -210,10 +210,10 @@ class Placement(QObject):
             self._box = window_box(self.desk.wins(), target.wid)
             self.busy_reason = None
         after = elapsed - duration
-        if after < BOUNCE_S:
-            self.move_feet(x, end - bounce(end - start, after))
+        if after < BOUNCE_S:  # a walker may have seated her meanwhile: the bounce keeps it
+            self.move_feet(x, end + self.seat - bounce(end - start, after))
             return
-        self.move_feet(x, end)
+        self.move_feet(x, end + self.seat)
         self._fall = None
         self._timer.stop()
         self.landed.emit()

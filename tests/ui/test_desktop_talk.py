@@ -102,3 +102,37 @@ def test_the_global_hotkey_toggles_do_not_disturb(desktop, qtbot, neutral_focus)
     with service.db.read_session() as session:
         assert load_settings(session, ProactiveSettings).do_not_disturb is False
     desktop.hotkeys.stop()
+
+
+def test_her_menu_has_the_switch_and_a_quiet_reminder_keeps_to_the_chat(desktop, qtbot):  # noqa: F811
+    talk = talk_of(desktop)
+    menu = desktop.overlay.menu()
+    [action] = [a for a in menu.actions() if a.text() == "Do not disturb"]
+    assert action.isCheckable() and not action.isChecked()
+    action.trigger()
+    assert talk.dnd.on and talk.button.isChecked()
+    assert desktop.overlay.menu() is not menu  # a fresh menu shows the state
+    assert [a.isChecked() for a in desktop.overlay.menu().actions()
+            if a.text() == "Do not disturb"] == [True]
+
+    class Record:
+        id, content = 1, "water the plants"
+
+    desktop.overlay.bubble.label.setText("")
+    desktop._reminder_fired(Record(), "Time to water the plants!")
+    assert "water the plants" not in desktop.overlay.bubble.label.text()  # no bubble on her
+    assert "Time to water the plants!" in desktop.chat.transcript.bubbles("her")[-1].text()
+    talk.dnd.toggle()
+    desktop._reminder_fired(Record(), "Plants again!")
+    assert "Plants again!" in desktop.overlay.bubble.label.text()
+
+
+def test_she_does_not_walk_off_while_she_listens(desktop):  # noqa: F811
+    walker = desktop.life.walker
+    assert walker is not None  # her avatar's director walks her
+    desktop.chat.hearing.state = "hearing"
+    assert walker.busy_reason() == "listening"
+    desktop.chat.hearing.state = "recognising"
+    assert walker.busy_reason() == "listening"
+    desktop.chat.hearing.state = "off"
+    assert walker.busy_reason() in (None, "hidden")

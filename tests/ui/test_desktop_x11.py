@@ -343,3 +343,17 @@ def test_she_sits_on_the_edge_and_rides_along_seated(qtbot, windows, placement):
     assert placement.seat == seat and feet_y(placement.widget) == win.frame()[1] + seat
     walker.set_enabled(False)
     assert placement.seat == 0 and feet_y(placement.widget) == win.frame()[1]
+
+
+def test_seated_during_her_landing_bounce_she_stays_seated(qtbot, windows, placement):
+    """The walker may seat her while she still bounces from a fall: the bounce ends seated."""
+    win = windows(200, 500, 700, 300, title="Bounce")
+    placement.set_gravity(True)
+    qtbot.waitUntil(lambda: len(placement.desk.windows()) == 1, timeout=3000)
+    drop(placement, 400, 20)
+    top = win.frame()[1]
+    qtbot.waitUntil(lambda: placement.surface is not None and placement._fall is not None,
+                    timeout=5000)  # down on the edge, still bouncing
+    placement.set_sitting(40)
+    qtbot.waitUntil(lambda: placement._fall is None, timeout=5000)
+    assert feet_y(placement.widget) == top + 40

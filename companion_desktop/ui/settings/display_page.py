@@ -19,6 +19,8 @@ from companion_desktop.storage.settings import (
 from companion_desktop.ui.settings.desktop_life_section import DesktopLifeSection
 from companion_desktop.ui.settings.hotkeys_section import HotkeysSection
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form
+from companion_desktop.ui.settings.proactive_section import ProactiveSection
+from companion_desktop.ui.settings.walking_section import WalkingSection
 from companion_desktop.ui.switch import Switch
 
 #: Settings > Display > At start: the stored value and what the user reads.
@@ -68,10 +70,14 @@ class DisplayPage(QWidget):
         self._start_rows(form, display)
         self.desktop_life = DesktopLifeSection(service)
         form.addRow("On the desktop", self.desktop_life)
+        self.walking = WalkingSection(service)
+        form.addRow("Walking", self.walking)
         self.hotkeys = HotkeysSection(service)
         form.addRow("Global hotkeys", self.hotkeys)
         name_labels(form)
         layout.addLayout(form)
+        self.proactive = ProactiveSection(service)
+        layout.addWidget(self.proactive)
         layout.addStretch(1)
 
     def _start_rows(self, form, display: DisplaySettings) -> None:  # noqa: ANN001
@@ -96,6 +102,7 @@ class DisplayPage(QWidget):
     def check(self) -> None:
         """SettingsProblem for a global hotkey that cannot be one."""
         self.hotkeys.check()
+        self.proactive.check()
 
     def apply(self) -> None:
         """Saves the page; SettingsProblem (nothing of this page saved) when the autostart
@@ -122,6 +129,8 @@ class DisplayPage(QWidget):
             save_settings(session, avatar)
         self.hotkeys.apply()
         self.desktop_life.apply()
+        self.walking.apply()
+        self.proactive.apply()
 
 
 def _switch(form, label: str, text: str, name: str, checked: bool, hint: str) -> Switch:  # noqa: ANN001
