@@ -12,10 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LINT = Path(sys.executable).with_name("lint-imports")
 
-pytestmark = pytest.mark.skipif(not LINT.exists(), reason="import-linter is not installed")
-
 
 def lint(cwd: Path) -> subprocess.CompletedProcess[str]:
+    assert LINT.exists(), "import-linter is not installed (it is in the dev extra of pyproject.toml)"
     return subprocess.run(
         [str(LINT), "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=120,
         env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"},

@@ -347,9 +347,8 @@ def test_uploads_are_registered_in_the_library(service, db, data_dir, tmp_path):
 
 
 def test_real_builtin_manifest_syncs(db, data_dir):
-    """The shipped manifest (when present) gives seven emotes and five idles."""
-    if not (default_folder() / "library.json").is_file():
-        pytest.skip("companion_desktop/builtin/animations/library.json not written yet")
+    """The shipped manifest gives seven emotes and five idles."""
+    assert (default_folder() / "library.json").is_file()
     service = AnimationService(db, data_dir)
     kinds = [e.kind for e in service.list_entries()]
     assert kinds.count("emote") == 7 and kinds.count("idle") == 5

@@ -42,8 +42,7 @@ def look_vrma(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def hana() -> VrmModel:
-    if not HANA.is_file():
-        pytest.skip(f"the built-in avatar is missing: {HANA}")
+    assert HANA.is_file(), f"the built-in avatar is missing: {HANA}"
     return load_model(HANA)
 
 
