@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from companion_desktop.bench import SECTIONS, parse_sections
-from companion_desktop.bench_cost import FrameStats, bench_app_idle, cpu_seconds, rss_mb
-from companion_desktop.bench_peer import parse_peer_output
-from companion_desktop.bench_tokens import TokenServer, sse_contents, stream_tokens
+from companion_desktop.cli.bench import SECTIONS, parse_sections
+from companion_desktop.cli.bench.cost import FrameStats, bench_app_idle, cpu_seconds, rss_mb
+from companion_desktop.cli.bench.peer import parse_peer_output
+from companion_desktop.cli.bench.tokens import TokenServer, sse_contents, stream_tokens
 from companion_desktop.cli import CliError
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from datetime import datetime
 from pathlib import Path
 
-from companion_desktop.cli import CliError
+from companion_desktop.cli.common import CliError
 
 EMOTIONS_HELP = "happy, sad, excited, anxious, content, frustrated, curious, affectionate, playful, melancholy, flustered, neutral"
 
@@ -177,5 +178,6 @@ def _settle(runtime, seconds: float):  # noqa: ANN001, ANN202
     return frame
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, now: datetime | None = None) -> int:
+    """Inspect or render (time plays no part: ``now`` is accepted like every command's)."""
     return cmd_inspect(args) if args.avatar_command == "inspect" else cmd_render(args)
