@@ -12,10 +12,10 @@ from companion_desktop.engine.parse import (
     ParsedReply,
     ReminderRequest,
     extract_reminders,
-    loads_tolerant,
     parse_response,
     visible_stream_text,
 )
+from companion_desktop.engine.tolerant_json import loads_tolerant
 from companion_desktop.engine.state_updates import LLM_CLAMPS, LlmSuggestion
 
 BLOCK = '{"mood_change": {"emotion": "happy", "intensity_delta": 10}, "affection_delta": 5}'
