@@ -99,7 +99,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     model = _load(_model_path(args.model))
     animation = relaxed_pose if args.pose == "relaxed" else None
     if args.clip:
-        from companion_desktop.avatar.animation.mixer import AnimationDriver
+        from companion_desktop.avatar.animation.driver import AnimationDriver
 
         animation = AnimationDriver()
         animation.mixer.play_base(_clip(args.clip), fade=0.0)

@@ -203,7 +203,7 @@ def test_preview_reaches_the_mixer_of_the_runtime(qtbot, service, animations, tm
     """A host without play_emote: the page finds the AnimationDriver's mixer."""
     from types import SimpleNamespace
 
-    from companion_desktop.avatar.animation.mixer import AnimationDriver
+    from companion_desktop.avatar.animation.driver import AnimationDriver
 
     driver = AnimationDriver()
     host = SimpleNamespace(model=object(), runtime=SimpleNamespace(animation=driver))

@@ -75,7 +75,7 @@ def bench_animation(path: Path, frames: int = 600, report: Callable[[str], None]
     import random
 
     from companion_desktop.avatar.animation.library import AnimationLibrary
-    from companion_desktop.avatar.animation.mixer import AnimationDriver
+    from companion_desktop.avatar.animation.driver import AnimationDriver
     from companion_desktop.avatar.vrm.loader import load_model
     from companion_desktop.avatar.vrm.pose import Pose
 
