@@ -104,15 +104,17 @@ def import_circles(package: Path) -> list[list[str]]:
     """Groups of modules of ``package`` that import each other at load time (each group a
     strongly connected part of the import graph with more than one module)."""
     names = _module_names(package)
-    graph = {
-        module: {
-            target
-            for node in _load_time_imports(ast.parse(path.read_text(encoding="utf-8")).body)
-            for target in _imported(module, path, node)
-            if target in names and target != module
-        }
-        for module, path in names.items()
-    }
+    graph: dict[str, set[str]] = {}
+    for module, path in names.items():
+        targets = set()
+        for node in _load_time_imports(ast.parse(path.read_text(encoding="utf-8")).body):
+            for target in _imported(module, path, node):
+                # importing a.b.c loads the packages a and a.b first (but not the importer's own)
+                parts = target.split(".")
+                loaded = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+                targets |= {t for t in loaded if t in names and not module.startswith(f"{t}.")}
+        targets.discard(module)
+        graph[module] = targets
     order: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []

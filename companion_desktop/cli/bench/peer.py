@@ -30,7 +30,7 @@ WIDTH, HEIGHT = 512, 768
 def shared_dir() -> Path:
     """``$COMPANION_SHARED_DIR``, else the ``shared`` folder beside the project root."""
     configured = os.environ.get("COMPANION_SHARED_DIR")
-    return Path(configured) if configured else Path(__file__).resolve().parents[2] / "shared"
+    return Path(configured) if configured else Path(__file__).resolve().parents[4] / "shared"
 
 
 def harness_dir() -> Path:

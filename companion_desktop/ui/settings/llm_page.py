@@ -35,7 +35,6 @@ from companion_desktop.ui.settings.form import (  # noqa: F401 - the pages' help
 )
 from companion_desktop.ui.settings.key_field import SAVED_KEY, KeyField
 from companion_desktop.ui.switch import Switch
-from companion_desktop.ui.welcome import WelcomeDialog
 
 #: Slider stops of the context window, in thousands of tokens (1k = 1024 tokens).
 WINDOW_STOPS_K = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
@@ -244,6 +243,9 @@ class LlmPage(QWidget):
     # ------------------------------------------------------------ first run
     def find_local(self) -> None:
         """The first run's welcome again; what is picked there shows here at once."""
+        # imported here: the welcome loads ui.settings, whose package loads this page
+        from companion_desktop.ui.welcome import WelcomeDialog
+
         self.welcome = WelcomeDialog(self.service, self.local_servers, self)
         self.welcome.chosen.connect(self._welcome_chosen)
         self.welcome.open()
