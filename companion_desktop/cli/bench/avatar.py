@@ -48,7 +48,7 @@ def bench_avatar_frame(path: Path, frames: int = 20, report: Callable[[str], Non
     from companion_desktop.avatar.vrm.loader import load_model
     from companion_desktop.avatar.vrm.relaxed import relaxed_pose
     from companion_desktop.avatar.vrm.runtime import AvatarRuntime
-    from companion_desktop.offscreen_gl import use_available_context
+    from companion_desktop.cli.offscreen_gl import use_available_context
 
     use_available_context()
     model = load_model(path)
