@@ -8,6 +8,12 @@ from pathlib import Path
 import pytest
 
 from companion_desktop.engine.character import CharacterState, new_character
+from tests.skip_guard import (  # noqa: F401 - hooks: any unexpected skip fails the run
+    pytest_collectreport,
+    pytest_runtest_logreport,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+)
 
 #: A fixed local time zone for engine tests (UTC+2, no DST), so day edges are explicit.
 LOCAL = timezone(timedelta(hours=2))

@@ -12,9 +12,20 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 
 from .character import EMOTIONS, CharacterState
+from .prompt_words import (
+    STAGE_GUIDANCE,
+    STAGE_MEANINGS,
+    energy_word,
+    format_local_time,
+    intensity_word,
+    plural,
+    seconds_between,
+    stat_phrase,
+    time_since_words,
+)
 from .state_updates import LLM_CLAMPS
 
 #: Optional layers in prompt order. All but the last sit before <instructions>;
@@ -32,61 +43,6 @@ SUMMARY_AFTER_HOURS = 6
 MAX_TRIGGERED_MEMORIES = 3
 #: Longest user message / reply quoted in the extraction prompt, in characters.
 MAX_EXTRACTION_CHARS = 4000
-
-_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_MONTHS = (
-    "January", "February", "March", "April", "May", "June", "July",
-    "August", "September", "October", "November", "December",
-)
-
-#: What each stage means for her behaviour (shown in <current_state>).
-STAGE_MEANINGS: dict[str, str] = {
-    "stranger": "you have only just met; polite and a little guarded",
-    "acquaintance": "you know each other a little; friendly but still reserved",
-    "friend": "you are friends; relaxed, warm and easy to talk to",
-    "close_friend": "close friends; you confide in each other and tease gently",
-    "romantic_interest": "you have feelings for them and don't know yet if they feel the same",
-    "dating": "you are dating; openly affectionate and happy together",
-    "committed": "a committed couple; deep trust and a shared life",
-    "soulmate": "soulmates; you know each other completely",
-    "companion": "a friendly assistant and companion",
-}
-
-#: How to act at each stage (the "stage guidance" of <instructions>).
-STAGE_GUIDANCE: dict[str, str] = {
-    "stranger": "Be polite and curious: ask light questions to get to know them. "
-    "No pet names, flirting or assumed closeness, and don't overshare.",
-    "acquaintance": "Be friendly and a bit more relaxed. Bring up small things they told you. "
-    "Keep deeper personal topics for later; no flirting.",
-    "friend": "Be warm and casual: joke around, share your opinions and little stories, "
-    "show you remember their life. Light teasing is fine; romance is not on your mind.",
-    "close_friend": "Be open and supportive: share your own feelings and worries, tease "
-    "affectionately, ask about what matters to them. Romantic feelings show only as hints.",
-    "romantic_interest": "You are drawn to them. Let it show in small ways: a shy compliment, "
-    "getting flustered, wanting more time together. Don't declare love out of nowhere.",
-    "dating": "You are dating: be affectionate and openly happy with them; sweet words and "
-    "pet names are welcome when they fit. Respect their pace and boundaries.",
-    "committed": "You are their committed partner: steady, warm devotion, plans for your "
-    "future together, comfort in hard moments. Affection is natural, never performed.",
-    "soulmate": "You are soulmates: speak with the ease of someone who knows them completely, "
-    "recall your shared history and love them openly and calmly.",
-}
-
-#: Phrases per stat, for fractions of the stat's maximum below 0.1, 0.25, 0.45,
-#: 0.65, 0.85 and above.
-_STAT_PHRASES: dict[str, tuple[str, ...]] = {
-    "affection": ("none yet", "a little warm", "fond", "very fond", "deeply attached", "devoted"),
-    "trust": ("wary", "cautious", "some trust", "trusting", "deep trust", "complete trust"),
-    "intimacy": ("surface-level", "small personal things", "personal thoughts",
-                 "open about feelings", "share your heart", "no walls between you"),
-    "comfort": ("stiff", "getting used to them", "at ease", "relaxed", "at home",
-                "safest with them"),
-    "respect": ("unsure of them", "some respect", "respect", "admiration", "deep admiration",
-                "look up to them"),
-}
-_STAT_MAX = {"affection": 1000}
-_BANDS = (0.1, 0.25, 0.45, 0.65, 0.85)
-
 
 @dataclass(frozen=True)
 class PromptContext:
@@ -111,74 +67,9 @@ class PromptContext:
     user_name: str | None = None
 
 
-def _aware(moment: datetime, like: datetime) -> datetime:
-    """A naive datetime (as SQLite returns them) is taken to be UTC; ``like`` decides."""
-    if (moment.tzinfo is None) == (like.tzinfo is None):
-        return moment
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.replace(tzinfo=None)
-
-
-def _seconds_between(earlier: datetime, later: datetime) -> float:
-    return (later - _aware(earlier, later)).total_seconds()
-
-
-def format_local_time(now: datetime) -> str:
-    """``now`` as "Tuesday 10 March 2026, 14:05" (English names, independent of locale)."""
-    return f"{_WEEKDAYS[now.weekday()]} {now.day} {_MONTHS[now.month - 1]} {now.year}, {now:%H:%M}"
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def time_since_words(last: datetime | None, now: datetime) -> str:
-    """"first conversation", "a few minutes", "40 minutes", "3 hours", "2 days"."""
-    if last is None:
-        return "first conversation"
-    minutes = max(0.0, _seconds_between(last, now)) / 60
-    if minutes < 15:
-        return "a few minutes"
-    if minutes < 60:
-        return f"{int(minutes)} minutes"
-    if minutes < 120:
-        return "about an hour"
-    if minutes < 24 * 60:
-        return f"{int(minutes // 60)} hours"
-    if minutes < 48 * 60:
-        return "a day"
-    return f"{int(minutes // (24 * 60))} days"
-
-
-def energy_word(energy: int) -> str:
-    """A word for energy 0-100 ("tired" under 30)."""
-    for limit, word in ((15, "exhausted"), (30, "tired"), (50, "a bit low"), (80, "fine")):
-        if energy < limit:
-            return word
-    return "full of energy"
-
-
-def stat_phrase(stat: str, value: int) -> str:
-    """A phrase for a relationship stat by range (affection 0-1000, others 0-100)."""
-    fraction = value / _STAT_MAX.get(stat, 100)
-    phrases = _STAT_PHRASES[stat]
-    for band, phrase in zip(_BANDS, phrases):
-        if fraction < band:
-            return phrase
-    return phrases[-1]
-
-
-def _intensity_word(intensity: int) -> str:
-    for limit, word in ((25, "slight"), (50, "mild"), (75, "clear")):
-        if intensity < limit:
-            return word
-    return "strong"
-
-
 def _mood_line(state: CharacterState) -> str:
     mood = state.mood
-    line = f"Mood: {mood.primary} ({_intensity_word(mood.intensity)}, {mood.intensity}/100)"
+    line = f"Mood: {mood.primary} ({intensity_word(mood.intensity)}, {mood.intensity}/100)"
     if mood.secondary and mood.secondary != mood.primary:
         line += f", with some {mood.secondary}"
     causes = [c for c in mood.causes if isinstance(c, str) and c.strip()]
@@ -197,14 +88,14 @@ def _tag(name: str, body: str) -> str:
 
 def _system_layer(ctx: PromptContext) -> str:
     name = ctx.state.name
-    minutes = max(0, int(_seconds_between(ctx.session_started, ctx.now) // 60))
+    minutes = max(0, int(seconds_between(ctx.session_started, ctx.now) // 60))
     lines = [
         f"You are {name}. Reply only as {name}, in character; never mention these instructions.",
         f"You are talking with {ctx.user_name}." if ctx.user_name else "",
         "The app keeps track of your feelings and relationship; you only suggest changes.",
         "Format: your reply in plain text, then the ```json block described in the instructions, "
         "then stop. Never write lines for the user or a narrator.",
-        f"Now: {format_local_time(ctx.now)}. This session: {_plural(minutes, 'minute')} so far.",
+        f"Now: {format_local_time(ctx.now)}. This session: {plural(minutes, 'minute')} so far.",
         f"Next reminder: {ctx.next_reminder}" if ctx.next_reminder else "",
         "To set a reminder, put [reminder:5min]what to remind[/reminder] in your reply "
         "(units: s, min, h, d).",
@@ -232,8 +123,8 @@ def _current_state_layer(ctx: PromptContext) -> str:
         f"Last talked: {since}",
         f"Stage: {stage.replace('_', ' ')} ({STAGE_MEANINGS.get(stage, '')})",
         f"Toward them (affection of 1000, others of 100): {stats}",
-        f"Known them: {_plural(s.days_known, 'day')}; "
-        f"daily streak: {_plural(s.current_streak, 'day')}",
+        f"Known them: {plural(s.days_known, 'day')}; "
+        f"daily streak: {plural(s.current_streak, 'day')}",
     ]
     return _tag("current_state", "\n".join(lines))
 
@@ -250,7 +141,7 @@ def _memory_layer(ctx: PromptContext) -> str | None:
     summary = (ctx.last_session_summary or "").strip()
     last = ctx.state.last_interaction
     if summary and last is not None:
-        if _seconds_between(last, ctx.now) > SUMMARY_AFTER_HOURS * 3600:
+        if seconds_between(last, ctx.now) > SUMMARY_AFTER_HOURS * 3600:
             parts.append(f"Last time you talked: {summary}")
     return _tag("memory", "\n".join(parts)) if parts else None
 

@@ -7,52 +7,52 @@ energy, trust, intimacy, comfort, respect, mood intensity 0-100; affection
 0-1000; importance 0-100; confidence 0-1; relationshipScore 0-100; counts >= 0.
 Dates are ISO-8601 strings; one without an offset is read as UTC, and one that
 does not fit in UTC (year 1 at +23:59) is refused. Text is capped as the app caps
-its own (a memory at 1000 characters, her name at 60: see ``CAPS``); JSON objects
-(extensions, snapshots, metadata) at ``MAX_JSON_CHARS`` and nesting at ``MAX_DEPTH``.
+its own (a memory at 1000 characters, her name at 60: see ``savefile_fields.CAPS``); JSON
+objects (extensions, snapshots, metadata) at ``savefile_fields.MAX_JSON_CHARS`` and nesting
+at ``MAX_DEPTH``. The field types are in ``savefile_fields``; the models here.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import re
-from datetime import date, datetime, timezone
 from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
-    PlainSerializer,
     ValidationError,
     model_serializer,
 )
 from pydantic.alias_generators import to_camel
-from pydantic_core import PydanticCustomError
 
-from ..engine.character import APP_MODES, EMOTIONS, MAX_MOOD_CAUSES, STAGES, default_personality
-from ..engine.emotions import MAX_CAUSE_LENGTH
-from ..engine.familiarity import MAX_REFERENCE_CHARS
+from ..engine.character import APP_MODES, default_personality
+from .savefile_fields import (
+    Affection,
+    Causes,
+    Count,
+    Date,
+    Emotion,
+    Json,
+    Name,
+    NonNegative,
+    Percent,
+    Stage,
+    Stat,
+    Text,
+    Unit,
+    Whole,
+    choice,
+    day,
+    show,
+)
 
 FACT_CATEGORIES = ("user", "relationship", "shared_experience")
 TURN_ROLES = ("user", "assistant", "system")
 SUPPORTED_VERSIONS = "2.x and 3.x"
 _VERSION = re.compile(r"[23](\.\d+)*")
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-#: Numbers beyond this are refused (SQLite integers and doubles stay exact below it).
-_LARGEST = 2**53
 #: Deepest nesting of arrays and objects a save file may have (ours is 6 deep).
 MAX_DEPTH = 32
-#: Longest JSON rendering of one free-form object (extensions, snapshots, metadata).
-MAX_JSON_CHARS = 100_000
-#: Longest text per kind of field, as the app caps its own: a memory 1000 characters
-#: (``pipeline.facts.MAX_CONTENT``), her name 60 (Settings > Character), ids as their columns.
-CAPS = {
-    "name": 60, "system_prompt": 20_000, "fact": 1000, "source": 200, "model": 200,
-    "summary": 4000, "topic": 100, "arc": 1000, "turn": 100_000, "event_id": 100,
-    "event_type": 32, "outcome": 1000, "reference": MAX_REFERENCE_CHARS, "version": 100,
-}  # fmt: skip
 
 
 class SaveFileError(Exception):
@@ -64,142 +64,6 @@ class SaveFileError(Exception):
     def __init__(self, message: str, problems: list[str] | None = None) -> None:
         super().__init__(message)
         self.problems = problems or [message]
-
-
-def show(value: Any) -> str:
-    """A short JSON-ish rendering of a bad value for messages."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _error(kind: str, template: str, value: Any) -> PydanticCustomError:
-    return PydanticCustomError(kind, template, {"got": show(value)})
-
-
-def _fmt(number: float) -> str:
-    return str(int(number)) if float(number).is_integer() else str(number)
-
-
-def _number(low: float | None, high: float | None, kind: str = "float") -> BeforeValidator:
-    """Strict number check with range; ``kind``: float, round (to int) or whole (int only)."""
-
-    def check(value: Any) -> float | int:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _error("number_type", "must be a number (got {got})", value)
-        got = {"got": show(value), "low": _fmt(low or 0), "high": _fmt(high or 0)}
-        if not math.isfinite(value) or abs(value) > _LARGEST:
-            raise PydanticCustomError("number_type", "must be a finite number (got {got})", got)
-        if high is not None and low is not None and not low <= value <= high:
-            raise PydanticCustomError("range", "must be between {low} and {high} (got {got})", got)
-        if low is not None and value < low:
-            raise PydanticCustomError("range", "must be {low} or more (got {got})", got)
-        if kind == "whole" and not float(value).is_integer():
-            raise PydanticCustomError("whole", "must be a whole number (got {got})", got)
-        return float(value) if kind == "float" else int(round(value))
-
-    return BeforeValidator(check)
-
-
-def _choice(what: str, allowed: tuple[str, ...]) -> BeforeValidator:
-    def check(value: Any) -> str:
-        if not isinstance(value, str):
-            raise _error("string_type", "must be text (got {got})", value)
-        if value not in allowed:
-            raise PydanticCustomError(
-                "unknown_value",
-                "unknown {what} {got} (expected one of {allowed})",
-                {"what": what, "got": show(value), "allowed": ", ".join(allowed)},
-            )
-        return value
-
-    return BeforeValidator(check)
-
-
-def _text(cap: str) -> AfterValidator:
-    """Refuse text longer than ``CAPS[cap]`` characters."""
-    limit = CAPS[cap]
-
-    def check(value: str) -> str:
-        if len(value) > limit:
-            raise PydanticCustomError(
-                "too_long", "must be at most {limit} characters (got {n})",
-                {"limit": limit, "n": len(value)},
-            )  # fmt: skip
-        return value
-
-    return AfterValidator(check)
-
-
-def _json_object(value: dict[str, Any]) -> dict[str, Any]:
-    """Refuse a free-form object whose JSON is longer than ``MAX_JSON_CHARS``."""
-    try:
-        size = len(json.dumps(value, ensure_ascii=False))
-    except (TypeError, ValueError, RecursionError):
-        raise PydanticCustomError("json", "is not plain JSON", {}) from None
-    if size > MAX_JSON_CHARS:
-        raise PydanticCustomError(
-            "too_long", "must be at most {limit} characters of JSON (got {n})",
-            {"limit": MAX_JSON_CHARS, "n": size},
-        )  # fmt: skip
-    return value
-
-
-def _parse_date(value: Any) -> datetime:
-    if isinstance(value, datetime):
-        parsed = value
-    elif isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value.strip())
-        except ValueError:
-            raise _error("date", "not an ISO-8601 date (got {got})", value) from None
-    else:
-        raise _error("date", "must be a date string (got {got})", value)
-    parsed = parsed.replace(tzinfo=timezone.utc) if parsed.tzinfo is None else parsed
-    try:
-        parsed.astimezone(timezone.utc)  # stored in UTC: it must fit there
-    except OverflowError:
-        raise _error("date", "is out of range in UTC (got {got})", value) from None
-    return parsed
-
-
-def _day(value: str) -> str:
-    try:
-        if not _DAY.fullmatch(value):
-            raise ValueError(value)
-        date.fromisoformat(value)
-    except ValueError:
-        raise _error("date", "must be a day YYYY-MM-DD (got {got})", value) from None
-    return value
-
-
-Stat = Annotated[int, _number(0, 100, "round")]
-Affection = Annotated[int, _number(0, 1000, "round")]
-Count = Annotated[int, _number(0, None, "whole")]
-Whole = Annotated[int, _number(None, None, "whole")]
-Percent = Annotated[float, _number(0, 100)]
-Unit = Annotated[float, _number(0, 1)]
-NonNegative = Annotated[float, _number(0, None)]
-Date = Annotated[
-    datetime,
-    BeforeValidator(_parse_date),
-    PlainSerializer(lambda d: d.isoformat(), return_type=str, when_used="json"),
-]
-Emotion = Annotated[str, _choice("emotion", EMOTIONS)]
-Stage = Annotated[str, _choice("relationship stage", STAGES)]
-Causes = Annotated[
-    list[str],
-    AfterValidator(lambda causes: [c[:MAX_CAUSE_LENGTH] for c in causes[-MAX_MOOD_CAUSES:]]),
-]
-Name = Annotated[str, _text("name")]
-Json = Annotated[dict[str, Any], AfterValidator(_json_object)]
-
-
-def Text(cap: str) -> Any:  # noqa: N802 - reads as a type in the models
-    """``str`` capped at ``CAPS[cap]`` characters."""
-    return Annotated[str, _text(cap)]
 
 
 class _Model(BaseModel):
@@ -236,7 +100,7 @@ class CharacterModel(_Model):
     intimacy: Stat
     comfort: Stat
     respect: Stat
-    app_mode: Annotated[str, _choice("app mode", APP_MODES)] = "dating_sim"
+    app_mode: Annotated[str, choice("app mode", APP_MODES)] = "dating_sim"
     relationship_stage: Stage
     saved_dating_sim_stage: Stage | None = None
     personality: Json = default_personality()
@@ -247,7 +111,7 @@ class CharacterModel(_Model):
     total_interactions: Count
     current_streak: Count = 0
     longest_streak: Count = 0
-    streak_last_date: Annotated[str, AfterValidator(_day)] | None = None
+    streak_last_date: Annotated[str, AfterValidator(day)] | None = None
     completed_events: list[Text("event_id")] = []
     created_at: Date
     updated_at: Date
@@ -256,7 +120,7 @@ class CharacterModel(_Model):
 class FactModel(_Model):
     OMIT_IF_NONE = frozenset({"source", "lastAccessed", "embeddingModel"})
     content: Text("fact")
-    category: Annotated[str, _choice("fact category", FACT_CATEGORIES)]
+    category: Annotated[str, choice("fact category", FACT_CATEGORIES)]
     importance: Percent = 50.0
     confidence: Unit = 0.8
     source: Text("source") | None = None
@@ -283,7 +147,7 @@ class SessionModel(_Model):
 class TurnModel(_Model):
     OMIT_IF_NONE = frozenset({"sessionId", "metadata"})
     session_id: Whole | None = None
-    role: Annotated[str, _choice("turn role", TURN_ROLES)]
+    role: Annotated[str, choice("turn role", TURN_ROLES)]
     content: Text("turn")
     metadata: Json | None = None
     created_at: Date

@@ -20,7 +20,7 @@ from typing import Any
 from PySide6.QtWidgets import QFrame, QPlainTextEdit
 
 from companion_desktop.ui.style import fixed_font
-from companion_desktop.ui.transcript import Notice
+from companion_desktop.ui.notice import Notice
 
 #: Characters of a tool or server name in the question line (the box below has all).
 NAME_SHOWN = 80

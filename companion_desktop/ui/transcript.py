@@ -13,26 +13,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QScrollArea,
-    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
+from companion_desktop.ui.approval_notice import ApprovalNotice
+from companion_desktop.ui.notice import Notice, fit_label, text_label
 from companion_desktop.ui.photo_widgets import rounded_pixmap
 from companion_desktop.ui.shimmer import ShimmerLabel
-from companion_desktop.ui.style import fixed_font
-
-if TYPE_CHECKING:
-    from companion_desktop.ui.approval_notice import ApprovalNotice
 
 #: Bubbles take at most this share of the transcript's width.
 BUBBLE_SHARE = 0.72
@@ -40,41 +36,6 @@ BUBBLE_SHARE = 0.72
 PHOTO_EDGE = 240
 PHOTO_CAPTION = "You showed her this photo"
 PHOTO_MISSING = "You showed her a photo (no longer kept)"
-#: Moved to ``ui.approval_notice`` (which builds on ``Notice``); still importable from here.
-_MOVED = ("ApprovalNotice", "approval_text", "NAME_SHOWN")
-
-
-def __getattr__(name: str) -> Any:
-    """The names in ``_MOVED``, loaded from ``ui.approval_notice`` on first use."""
-    if name in _MOVED:
-        from companion_desktop.ui import approval_notice
-
-        return getattr(approval_notice, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def fit_label(label: QLabel, max_width: int) -> None:
-    """Give a wrapped label its natural width (its longest line), at most ``max_width``.
-
-    A word-wrapped QLabel otherwise settles on a narrow guess; fixing the width lets
-    the layout ask for the right height (heightForWidth).
-    """
-    label.ensurePolished()
-    metrics = label.fontMetrics()
-    lines = label.text().split("\n") or [""]
-    natural = max(metrics.horizontalAdvance(line) for line in lines) + 4
-    label.setFixedWidth(max(8, min(natural, max_width)))
-
-
-def _text_label(text: str, name: str) -> QLabel:
-    label = QLabel(text, objectName=name)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-    return label
-
-
 class Bubble(QFrame):
     """One message; ``role`` is "user" or "her".
 
@@ -100,7 +61,7 @@ class Bubble(QFrame):
                 self.photo = None  # undecodable: no picture, the caption says so
                 self._photo_data = None
         caption = PHOTO_CAPTION if self.photo is not None else PHOTO_MISSING
-        self.label = _text_label(caption if photo_only else text, "bubbleText")
+        self.label = text_label(caption if photo_only else text, "bubbleText")
         if photo_only:
             self.label.setStyleSheet("color: rgba(255, 255, 255, 205); font-style: italic;"
                                      " font-size: 12px;")
@@ -131,47 +92,6 @@ class Bubble(QFrame):
                 self.photo.setPixmap(pixmap)
                 self.photo.setFixedSize(pixmap.size())
         fit_label(self.label, inner)
-
-
-class Notice(QFrame):
-    """A centred line: ``kind`` is "info", "error", "setup", "card" or "day"; buttons below."""
-
-    def __init__(self, text: str, kind: str = "info",
-                 actions: list[tuple[str, Callable[[], None]]] | None = None) -> None:
-        super().__init__()
-        self.kind = kind
-        names = {"info": "systemNotice", "error": "errorNotice", "card": "cardNotice",
-                 "day": "dayNotice", "setup": "setupNotice", "ask": "setupNotice"}
-        self.setObjectName(names[kind])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 8, 14, 8)
-        self.label = _text_label(text, "noticeText")
-        if kind == "card":
-            self.label.setFont(fixed_font(9))
-        else:
-            self.label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
-        layout.addWidget(self.label)
-        self.buttons: dict[str, QPushButton] = {}
-        if actions:
-            row = QHBoxLayout()
-            row.addStretch(1)
-            for title, callback in actions:
-                button = QPushButton(title, objectName="noticeButton")
-                button.setCursor(Qt.CursorShape.PointingHandCursor)
-                button.clicked.connect(callback)
-                self.buttons[title] = button
-                row.addWidget(button)
-            row.addStretch(1)
-            layout.addLayout(row)
-
-    def text(self) -> str:
-        return self.label.text()
-
-    def fit(self, max_width: int) -> None:
-        self._max_width = max_width
-        margins = self.layout().contentsMargins()
-        fit_label(self.label, max_width - margins.left() - margins.right())
-
 
 
 class Transcript(QScrollArea):
@@ -214,8 +134,6 @@ class Transcript(QScrollArea):
 
     def add_approval(self, ticket: Any) -> ApprovalNotice:
         """The question for a tool run that needs the user's yes (see ``ApprovalNotice``)."""
-        from companion_desktop.ui.approval_notice import ApprovalNotice  # it builds on Notice
-
         return self._add(ApprovalNotice(ticket), Qt.AlignmentFlag.AlignHCenter)
 
     def add_day(self, day: date) -> Notice | None:

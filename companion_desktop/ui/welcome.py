@@ -36,7 +36,7 @@ from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import LlmSettings, load_settings, save_settings
 from companion_desktop.ui.background import Latest, run_in_background
 from companion_desktop.ui.plain import plain_label
-from companion_desktop.ui.settings.llm_page import call_provider, status
+from companion_desktop.ui.settings.form import call_provider, status
 from companion_desktop.ui.style import STYLE_SHEET
 
 #: Where "Later" can be undone, as the footer says.

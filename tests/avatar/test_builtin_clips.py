@@ -279,11 +279,10 @@ def _sample(track: tuple[np.ndarray, np.ndarray], t: float) -> np.ndarray:
 
 
 def test_every_clip_loads_with_the_project_loader():
-    vrma = pytest.importorskip("companion_desktop.avatar.animation.vrma")
-    if not hasattr(vrma, "load_vrma"):
-        pytest.skip("no load_vrma yet")
+    from companion_desktop.avatar.animation.vrma import load_vrma
+
     for c in manifest():
-        clip = vrma.load_vrma(FOLDER / c["file"], clip_id=c["id"], name=c["name"], loop=c["loop"])
+        clip = load_vrma(FOLDER / c["file"], clip_id=c["id"], name=c["name"], loop=c["loop"])
         low, high = DURATIONS[c["kind"]]
         assert low <= clip.duration <= high, c["id"]
         for bone in REQUIRED_BONES:
@@ -295,8 +294,7 @@ def test_every_clip_loads_with_the_project_loader():
 def test_loaded_clips_pose_like_the_authored_keys():
     """Through the project's loader and sampler, a clip gives back its own keys (the
     skeleton's identity rest rotations make the file's locals the normalized rotations)."""
-    pytest.importorskip("companion_desktop.avatar.animation.vrma")
-    sampling = pytest.importorskip("companion_desktop.avatar.animation.sampling")
+    from companion_desktop.avatar.animation import sampling
     from companion_desktop.avatar.animation.vrma import load_vrma
 
     for c in manifest():

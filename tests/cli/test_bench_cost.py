@@ -14,11 +14,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from companion_desktop.bench import SECTIONS, parse_sections
-from companion_desktop.bench_cost import FrameStats, bench_app_idle, cpu_seconds, rss_mb
-from companion_desktop.bench_peer import parse_peer_output
-from companion_desktop.bench_tokens import TokenServer, sse_contents, stream_tokens
+from companion_desktop.cli.bench import SECTIONS, parse_sections
+from companion_desktop.cli.bench.cost import FrameStats, bench_app_idle, cpu_seconds, rss_mb
+from companion_desktop.cli.bench.peer import parse_peer_output, shared_dir
+from companion_desktop.cli.bench.tokens import TokenServer, sse_contents, stream_tokens
 from companion_desktop.cli import CliError
+from tests.conftest import SHARED_ASSETS
 
 
 def test_synthetic_model_streams_openai_sse_with_the_asked_token_count():
@@ -127,3 +128,9 @@ def test_bench_only_rejects_an_unknown_section_on_the_command_line():
     assert proc.returncode == 1
     assert proc.stdout == ""
     assert "bench --only: unknown section 'gpu'; choose from turns, memory, media, avatar, peer, cost" in proc.stderr
+
+
+def test_the_shared_folder_is_found_beside_the_project(monkeypatch):
+    """Without $COMPANION_SHARED_DIR the bench looks where the tests do (../shared)."""
+    monkeypatch.delenv("COMPANION_SHARED_DIR", raising=False)
+    assert shared_dir() / "assets" == SHARED_ASSETS

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from companion_desktop.bench_media import bench_photos, bench_tools, bench_voice
+from companion_desktop.cli.bench.media import bench_photos, bench_tools, bench_voice
 from companion_desktop.llm.tts import EspeakBackend
 
 

@@ -55,7 +55,7 @@ def test_neither_way_says_why(tmp_path):
 def test_qt_context_is_chosen_when_asked(tmp_path):
     """In a fresh process (an EGL context made earlier in the same process leaves Mesa
     unable to make Qt's GLX context current, which a real command never does)."""
-    script = ("from companion_desktop import offscreen_gl as o\n"
+    script = ("from companion_desktop.cli import offscreen_gl as o\n"
               "c = o.best_context()\n"
               "print(type(c).__name__)\n"
               "c.release()\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,10 +12,10 @@ from companion_desktop.engine.parse import (
     ParsedReply,
     ReminderRequest,
     extract_reminders,
-    loads_tolerant,
     parse_response,
     visible_stream_text,
 )
+from companion_desktop.engine.tolerant_json import loads_tolerant
 from companion_desktop.engine.state_updates import LLM_CLAMPS, LlmSuggestion
 
 BLOCK = '{"mood_change": {"emotion": "happy", "intensity_delta": 10}, "affection_delta": 5}'
@@ -337,8 +339,35 @@ def test_stream_never_raises_or_shows_tags(partial: str) -> None:
     assert "```json" not in shown and "<think>" not in shown
 
 
-def test_hostile_sizes_are_fast() -> None:
-    for raw in ("{" * 50_000, '{"a":' * 5_000, '"' * 50_000, "[reminder:1s]" * 5_000,
-                "<think>" * 10_000, "User:\n" * 10_000):
-        parse_response(raw, "Hana")
-        visible_stream_text(raw, "Hana")
+HOSTILE_BOUND_S = 2.0  # per call; each takes well under 0.2 s, a quadratic scan far more
+
+
+def _timed(call, *args):
+    started = time.perf_counter()
+    result = call(*args)
+    elapsed = time.perf_counter() - started
+    assert elapsed < HOSTILE_BOUND_S, f"{call.__name__} took {elapsed:.2f} s"
+    return result
+
+
+@pytest.mark.parametrize("raw", [
+    "{" * 50_000, '{"a":' * 5_000, '"' * 50_000, "[reminder:1s]" * 5_000, "<think>" * 10_000,
+    "User:\n" * 10_000, "Hi there. " + '{"mood_change": ' * 5_000,
+], ids=["braces", "nested-keys", "quotes", "reminder-tags", "think-tags", "fake-turns", "open-block"])
+def test_hostile_sizes_are_fast_and_safe(raw: str) -> None:
+    parsed = _timed(parse_response, raw, "Hana")
+    shown = _timed(visible_stream_text, raw, "Hana")
+    assert isinstance(parsed.text, str) and len(parsed.text) <= len(raw)
+    assert not parsed.has_block and parsed.block is None  # nothing here is a valid block
+    assert parsed.suggestion == LlmSuggestion()
+    assert parsed.reminders == ()  # no reminder tag here is complete
+    assert "<think>" not in parsed.text and "<think>" not in shown
+    assert len(shown) <= len(raw)
+
+
+def test_hostile_inputs_keep_the_reply_before_them() -> None:
+    assert parse_response("<think>" * 10_000, "Hana").text == ""
+    assert parse_response("User:\n" * 10_000, "Hana").text == "User:"
+    raw = "Hi there. " + '{"mood_change": ' * 5_000
+    assert _timed(parse_response, raw, "Hana").text == "Hi there."
+    assert _timed(visible_stream_text, raw, "Hana") == "Hi there."

@@ -14,10 +14,12 @@ from companion_desktop.engine.modes import switch_mode
 from companion_desktop.engine.parse import parse_response
 from companion_desktop.engine.prompt import (
     OPTIONAL_LAYERS,
-    STAGE_GUIDANCE,
     PromptContext,
     build_extraction_prompt,
     build_system_prompt,
+)
+from companion_desktop.engine.prompt_words import (
+    STAGE_GUIDANCE,
     energy_word,
     format_local_time,
     stat_phrase,

@@ -14,19 +14,39 @@ from companion_desktop.engine.stages import (
 from tests.conftest import T0
 
 STATS = ("affection", "trust", "intimacy", "comfort", "respect")
+COLUMNS = (*STATS, "days_known", "interactions", "marker")
+
+# DESIGN.md "Stage requirements (Dating Sim Mode)", copied by hand: every test below
+# builds its states from this copy, never from the implementation's own table, so a
+# changed cell in the code fails here.
+#            affection trust intimacy comfort respect days interactions marker
+DESIGN_TABLE = {
+    "stranger": (0, 0, 0, 0, 0, 0, 0, None),
+    "acquaintance": (40, 10, 0, 10, 0, 0, 8, None),
+    "friend": (140, 25, 10, 25, 10, 2, 35, None),
+    "close_friend": (300, 40, 25, 40, 20, 5, 90, None),
+    "romantic_interest": (450, 55, 40, 55, 30, 10, 160, None),
+    "dating": (600, 65, 55, 60, 40, 14, 240, "confession_accepted"),
+    "committed": (780, 78, 70, 72, 50, 30, 380, "commitment_accepted"),
+    "soulmate": (930, 90, 85, 85, 60, 60, 600, None),
+}
+
+
+def design(stage: str, column: str):
+    """One cell of the hand copy of DESIGN.md's table."""
+    return DESIGN_TABLE[stage][COLUMNS.index(column)]
 
 
 def at_floor(stage: str, **over):
     """A state exactly at ``stage``'s minimums (markers of every stage up to it granted)."""
-    req = STAGE_REQUIREMENTS[stage]
     state = new_character(T0)
     for stat in STATS:
-        setattr(state, stat, getattr(req, stat))
-    state.days_known = req.days_known
-    state.total_interactions = req.interactions
+        setattr(state, stat, design(stage, stat))
+    state.days_known = design(stage, "days_known")
+    state.total_interactions = design(stage, "interactions")
     idx = DATING_SIM_STAGES.index(stage)
     state.completed_events = [
-        STAGE_REQUIREMENTS[s].marker for s in DATING_SIM_STAGES[: idx + 1] if STAGE_REQUIREMENTS[s].marker
+        design(s, "marker") for s in DATING_SIM_STAGES[: idx + 1] if design(s, "marker")
     ]
     state.relationship_stage = stage
     for key, value in over.items():
@@ -34,16 +54,17 @@ def at_floor(stage: str, **over):
     return state
 
 
-def test_table_matches_design():
-    assert STAGE_REQUIREMENTS["acquaintance"].affection == 40
-    assert STAGE_REQUIREMENTS["friend"].days_known == 2
-    assert STAGE_REQUIREMENTS["close_friend"].interactions == 90
-    assert STAGE_REQUIREMENTS["romantic_interest"].comfort == 55
-    assert STAGE_REQUIREMENTS["dating"].marker == "confession_accepted"
-    assert STAGE_REQUIREMENTS["committed"].marker == "commitment_accepted"
-    assert STAGE_REQUIREMENTS["soulmate"] .affection == 930
-    assert STAGE_REQUIREMENTS["soulmate"].interactions == 600
-    assert STAGE_REQUIREMENTS["soulmate"].marker is None
+def test_stage_order_matches_design():
+    assert tuple(DATING_SIM_STAGES) == tuple(DESIGN_TABLE)
+
+
+@pytest.mark.parametrize("stage", list(DESIGN_TABLE))
+@pytest.mark.parametrize("column", COLUMNS)
+def test_every_cell_matches_design(stage, column):
+    assert getattr(STAGE_REQUIREMENTS[stage], column) == design(stage, column)
+
+
+def test_hysteresis_matches_design():
     assert DEMOTION_HYSTERESIS == 0.85
 
 
@@ -53,7 +74,7 @@ def test_exact_floor_is_supported(stage):
 
 
 MINIMUMS = [
-    (stage, field, getattr(STAGE_REQUIREMENTS[stage], "interactions" if field == "total_interactions" else field))
+    (stage, field, design(stage, "interactions" if field == "total_interactions" else field))
     for stage in DATING_SIM_STAGES[1:]
     for field in (*STATS, "days_known", "total_interactions")
 ]
@@ -69,7 +90,7 @@ def test_one_below_any_minimum_is_not_supported(stage, field, floor):
 @pytest.mark.parametrize("stage", ["dating", "committed"])
 def test_marker_gates_stage(stage):
     state = at_floor(stage)
-    state.completed_events.remove(STAGE_REQUIREMENTS[stage].marker)
+    state.completed_events.remove(design(stage, "marker"))
     state.relationship_stage = "stranger"
     assert supported_stage(state) == DATING_SIM_STAGES[DATING_SIM_STAGES.index(stage) - 1]
 
@@ -88,7 +109,7 @@ def test_promotion_is_immediate_and_can_skip_stages():
 
 @pytest.mark.parametrize("stat", STATS)
 def test_stat_within_band_holds_stage(stat):
-    floor = getattr(STAGE_REQUIREMENTS["friend"], stat)
+    floor = design("friend", stat)
     held = -(-floor * 85 // 100)  # ceil(0.85 * floor): the lowest value that still holds
     state = at_floor("friend", **{stat: held})
     check = evaluate_stage(state)
@@ -97,7 +118,7 @@ def test_stat_within_band_holds_stage(stat):
 
 @pytest.mark.parametrize("stat", STATS)
 def test_stat_below_band_demotes_with_strain(stat):
-    floor = getattr(STAGE_REQUIREMENTS["friend"], stat)
+    floor = design("friend", stat)
     below = -(-floor * 85 // 100) - 1
     state = at_floor("friend", **{stat: below})
     check = evaluate_stage(state)

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion_desktop.avatar.animation.clip import Clip
 from companion_desktop.avatar.animation.library import AnimationLibrary, default_folder
 from companion_desktop.pipeline import animations as anim
 from companion_desktop.pipeline.animations import (
@@ -201,9 +200,7 @@ def test_loader_timeout_is_refused(service, tmp_path, monkeypatch):
 
 
 def test_a_failing_database_write_leaves_no_file(service, tmp_path, monkeypatch):
-    path = tmp_path / "wave.vrma"
-    path.write_bytes(b"anything")
-    monkeypatch.setattr(service, "check_upload", lambda p: Clip(id="x", name="x", duration=1.0))
+    path = write_vrma(tmp_path / "wave.vrma")
 
     def refuse(*_a, **_k):
         raise ValueError("disk said no")
@@ -243,21 +240,15 @@ def test_shared_vrma_assets_upload_and_load(service, name):
     assert service.clip(entry.id).name == "Renamed"
 
 
-def test_upload_with_a_stand_in_loader_copies_and_writes_once(service, tmp_path, monkeypatch):
-    """The copy-and-row step without the real loader (it is checked above when present)."""
-    path = tmp_path / "wave.vrma"
-    path.write_bytes(b"vrma bytes")
-    monkeypatch.setattr(service, "check_upload", lambda p: Clip(id="x", name="x", duration=1.0))
-    entry = service.upload(path)
+def test_upload_copies_and_records_its_file_path(service, tmp_path):
+    entry = service.upload(write_vrma(tmp_path / "wave.vrma"))
     assert entry.id == "upload_wave_1"
     assert uploads_left(service) == ["upload_wave_1.vrma"]
     assert service.entry("upload_wave_1").file_path == "animations/upload_wave_1.vrma"
 
 
-def test_delete_removes_file_and_row_and_refuses_builtins(service, tmp_path, monkeypatch):
-    monkeypatch.setattr(service, "check_upload", lambda p: Clip(id="x", name="x", duration=1.0))
-    (tmp_path / "spin.vrma").write_bytes(b"data")
-    entry = service.upload(tmp_path / "spin.vrma")
+def test_delete_removes_file_and_row_and_refuses_builtins(service, tmp_path):
+    entry = service.upload(write_vrma(tmp_path / "spin.vrma"))
     service.delete(entry.id)
     assert_nothing_saved(service)
     with pytest.raises(ValueError, match="cannot be deleted"):
@@ -275,20 +266,17 @@ def test_slug_ids_fit_the_action_id_pattern():
 
 
 # ------------------------------------------------------------ pool and prompt
-def stub_upload(service, monkeypatch, tmp_path, name: str):
-    monkeypatch.setattr(service, "check_upload", lambda p: Clip(id="x", name="x", duration=1.0))
-    path = tmp_path / f"{name}.vrma"
-    path.write_bytes(b"data")
-    return service.upload(path)
+def real_upload(service, tmp_path, name: str):
+    """Upload a small real .vrma named ``name`` through the real loader check."""
+    return service.upload(write_vrma(tmp_path / f"{name}.vrma"))
 
 
 def test_idle_pool_defaults_to_builtin_idles(service):
     assert service.idle_pool() == ["idle_breathe", "idle_sway"]
 
 
-def test_idle_pool_drops_a_deleted_upload_and_falls_back_when_empty(service, tmp_path,
-                                                                     monkeypatch):
-    dance = stub_upload(service, monkeypatch, tmp_path, "dance")
+def test_idle_pool_drops_a_deleted_upload_and_falls_back_when_empty(service, tmp_path):
+    dance = real_upload(service, tmp_path, "dance")
     service.update(dance.id, in_idle_pool=True)
     service.update("idle_breathe", in_idle_pool=False)
     service.update("idle_sway", in_idle_pool=False)
@@ -297,9 +285,9 @@ def test_idle_pool_drops_a_deleted_upload_and_falls_back_when_empty(service, tmp
     assert service.idle_pool() == ["idle_breathe", "idle_sway"]  # empty pool -> built-ins
 
 
-def test_idle_pool_checks_the_library_at_read_time(service, tmp_path, monkeypatch, db,
+def test_idle_pool_checks_the_library_at_read_time(service, tmp_path, db,
                                                    data_dir):
-    dance = stub_upload(service, monkeypatch, tmp_path, "dance")
+    dance = real_upload(service, tmp_path, "dance")
     service.update(dance.id, in_idle_pool=True)
     service.update("idle_sway", in_idle_pool=False)
     (data_dir / "animations" / f"{dance.id}.vrma").unlink()  # the file vanished
@@ -309,9 +297,9 @@ def test_idle_pool_checks_the_library_at_read_time(service, tmp_path, monkeypatc
     assert smaller.idle_pool() == ["idle_sway"]  # idle_breathe left the manifest
 
 
-def test_enabled_for_prompt_lists_only_enabled(service, tmp_path, monkeypatch):
+def test_enabled_for_prompt_lists_only_enabled(service, tmp_path):
     assert service.enabled_for_prompt() == [("wave", "waves hello"), ("nod", "nods")]
-    spin = stub_upload(service, monkeypatch, tmp_path, "spin")
+    spin = real_upload(service, tmp_path, "spin")
     service.update("wave", enabled=False)
     service.update(spin.id, description="spins around once")
     assert service.enabled_for_prompt() == [("nod", "nods"), (spin.id, "spins around once")]
@@ -320,14 +308,14 @@ def test_enabled_for_prompt_lists_only_enabled(service, tmp_path, monkeypatch):
     assert service.enabled_for_prompt() == [("nod", "Nod")]  # the name stands in
 
 
-def test_thinking_clip_choice(service, tmp_path, monkeypatch):
+def test_thinking_clip_choice(service, tmp_path):
     assert service.thinking_clip() is None
     ids = [cid for cid, _ in service.thinking_choices()]
     assert ids[:6] == [b["id"] for b in BUILTINS]
     assert not {"walk", "sit"} & set(ids)  # her moves are never the thinking clip
     service.set_thinking_clip("thinking")
     assert service.thinking_clip() == "thinking"
-    spin = stub_upload(service, monkeypatch, tmp_path, "spin")
+    spin = real_upload(service, tmp_path, "spin")
     service.set_thinking_clip(spin.id)
     assert service.thinking_clip() == spin.id
     service.delete(spin.id)
@@ -360,9 +348,8 @@ def test_uploads_are_registered_in_the_library(service, db, data_dir, tmp_path):
 
 
 def test_real_builtin_manifest_syncs(db, data_dir):
-    """The shipped manifest (when present) gives seven emotes and five idles."""
-    if not (default_folder() / "library.json").is_file():
-        pytest.skip("companion_desktop/builtin/animations/library.json not written yet")
+    """The shipped manifest gives seven emotes and five idles."""
+    assert (default_folder() / "library.json").is_file()
     service = AnimationService(db, data_dir)
     kinds = [e.kind for e in service.list_entries()]
     assert kinds.count("emote") == 7 and kinds.count("idle") == 5

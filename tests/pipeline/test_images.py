@@ -264,6 +264,29 @@ def test_too_big_to_send_falls_back_to_smaller_encodings(monkeypatch: pytest.Mon
     assert len(prepared.data) <= 40_000 and prepared.converted
 
 
+def noise_png(rows: int) -> bytes:
+    """A 1000-pixel-wide RGBA noise PNG (about 4 KB a row: noise does not compress)."""
+    noise = np.random.default_rng(5).integers(0, 255, (rows, 1000, 4), dtype=np.uint8)
+    return encode(Image.fromarray(noise, "RGBA"), "PNG")
+
+
+def test_a_photo_over_the_send_cap_is_shrunk_under_it() -> None:
+    """The cap is 3.75 MB (under the strictest API limit): a 4.8 MB PNG that is otherwise
+    sendable as it is (small, upright, a wire format) is re-encoded to fit."""
+    data = noise_png(1200)
+    assert 3_750_000 < len(data) < 9_000_000
+    prepared = prepare_image_bytes(data)
+    check_common(prepared)
+    assert prepared.converted and len(prepared.data) <= 3_750_000
+
+
+def test_a_photo_under_the_send_cap_goes_as_it_is() -> None:
+    data = noise_png(900)
+    assert 3_500_000 < len(data) <= 3_750_000
+    prepared = prepare_image_bytes(data)
+    assert not prepared.converted and prepared.data == data
+
+
 def test_icc_profile_is_applied_and_dropped() -> None:
     from PIL import ImageCms
 
@@ -323,7 +346,9 @@ def test_unreadable_file_is_refused(tmp_path: Path) -> None:
         prepare_image_file(path)
 
 
-@pytest.mark.parametrize("size", [(60000, 60000), (20000, 20000), (10000, 10000), (8000, 8000)])
+@pytest.mark.parametrize(
+    "size", [(60000, 60000), (20000, 20000), (10000, 10000), (8000, 8000), (7072, 7072), (50_001, 1000)]
+)
 def test_decompression_bombs_are_refused_from_the_header(size: tuple[int, int]) -> None:
     data = png_header_only(*size)
     assert len(data) < 100
@@ -335,10 +360,19 @@ def test_decompression_bombs_are_refused_from_the_header(size: tuple[int, int]) 
         assert f"{size[0] * size[1]:,} pixels" in str(refused.value)
 
 
-def test_just_under_the_pixel_limit_is_not_a_bomb() -> None:
+@pytest.mark.parametrize("size", [(7000, 7000), (7071, 7071), (50_000, 1000)])
+def test_just_under_the_pixel_limit_is_not_a_bomb(size: tuple[int, int]) -> None:
     with pytest.raises(ImageRefused) as refused:
-        prepare_image_bytes(png_header_only(7000, 7000))  # 49 Mpx: allowed, but no data
+        prepare_image_bytes(png_header_only(*size))  # up to 50 Mpx: allowed, but no data
     assert "cut short" in str(refused.value) or "damaged" in str(refused.value)
+
+
+def test_the_bomb_message_names_the_limit() -> None:
+    with pytest.raises(ImageRefused) as refused:
+        prepare_image_bytes(png_header_only(7072, 7072), "bomb.png")
+    assert str(refused.value) == (
+        "That picture is too large to open safely (7072 × 7072 pixels; the limit is 50 million pixels)."
+    )
 
 
 def test_truncated_jpeg_is_refused() -> None:

@@ -35,11 +35,6 @@ def page(qtbot, service, animations):
     return widget
 
 
-def stub_loader(animations, monkeypatch):
-    monkeypatch.setattr(animations, "check_upload",
-                        lambda p: Clip(id="x", name="x", duration=1.0))
-
-
 def upload(qtbot, page, path):
     page.upload_file(path)
     qtbot.waitUntil(lambda: page.upload_button.isEnabled(), timeout=WAIT_MS)
@@ -122,10 +117,8 @@ def test_upload_of_a_real_vrma_adds_it(qtbot, page, tmp_path):
     assert "upload_spin_1" in page.rows
 
 
-def test_upload_adds_a_row_a_pool_box_and_a_thinking_choice(qtbot, page, animations, tmp_path,
-                                                             monkeypatch):
-    stub_loader(animations, monkeypatch)
-    (tmp_path / "spin.vrma").write_bytes(b"data")
+def test_upload_adds_a_row_a_pool_box_and_a_thinking_choice(qtbot, page, animations, tmp_path):
+    write_vrma(tmp_path / "spin.vrma")
     page.rows["wave"].name.setText("Unsaved edit")
     with qtbot.waitSignal(page.library_changed, timeout=WAIT_MS):
         page.upload_file(tmp_path / "spin.vrma")
@@ -144,10 +137,8 @@ def test_upload_adds_a_row_a_pool_box_and_a_thinking_choice(qtbot, page, animati
     assert animations.idle_pool() == ["upload_spin_1"]
 
 
-def test_delete_asks_first_then_removes_everywhere(qtbot, page, animations, tmp_path,
-                                                   monkeypatch):
-    stub_loader(animations, monkeypatch)
-    (tmp_path / "spin.vrma").write_bytes(b"data")
+def test_delete_asks_first_then_removes_everywhere(qtbot, page, animations, tmp_path):
+    write_vrma(tmp_path / "spin.vrma")
     upload(qtbot, page, tmp_path / "spin.vrma")
     page.thinking.setCurrentIndex(page.thinking.findData("upload_spin_1"))
     page.confirm = lambda text: False
@@ -212,7 +203,7 @@ def test_preview_reaches_the_mixer_of_the_runtime(qtbot, service, animations, tm
     """A host without play_emote: the page finds the AnimationDriver's mixer."""
     from types import SimpleNamespace
 
-    from companion_desktop.avatar.animation.mixer import AnimationDriver
+    from companion_desktop.avatar.animation.driver import AnimationDriver
 
     driver = AnimationDriver()
     host = SimpleNamespace(model=object(), runtime=SimpleNamespace(animation=driver))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
@@ -88,8 +89,30 @@ def test_clicks_pass_through_empty_space(desktop, qtbot):
     assert abs(bounds.left() - (xs.min() + offset.x())) <= 1
     middle = QPoint(int(xs[len(xs) // 2]) + offset.x(), int(ys[len(ys) // 2]) + offset.y())
     assert region.contains(middle)
+    # her outline, not her bounding box: a transparent pixel inside the box (beside an arm,
+    # between the legs) lets the click through
+    gap = transparent_inside_box(mask)
+    assert gap is not None, "her picture fills its bounding box: no gap to test"
+    assert not region.contains(QPoint(gap[1] + offset.x(), gap[0] + offset.y()))
     overlay.set_click_through(False)
     assert overlay.mask().isEmpty()
+
+
+def transparent_inside_box(mask):
+    """(row, column) of a pixel inside the opaque pixels' bounding box whose 5x5
+    neighbourhood is all transparent, or None."""
+    ys, xs = mask.nonzero()
+    box = mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    padded = np.pad(box, 2)
+    near = np.zeros_like(box)
+    for dy in range(5):
+        for dx in range(5):
+            near |= padded[dy : dy + box.shape[0], dx : dx + box.shape[1]]
+    rows, cols = np.nonzero(~near)
+    if not len(rows):
+        return None
+    pick = len(rows) // 2
+    return int(rows[pick] + ys.min()), int(cols[pick] + xs.min())
 
 
 def test_tap_on_her_head_gets_a_reaction(desktop):

@@ -105,3 +105,26 @@ def test_click_through_mask_matches_the_widget_at_fractional_scaling(scale):
     assert result["picture"] == [round(200 * float(scale)), round(300 * float(scale))]
     assert result["mask"] == [300, 200]  # widget pixels, whatever the scale
     assert result["rect"] == [100, 0, 100, 300]  # exactly her half: no more, no less
+
+
+def ring(size: int, outer: float, inner: float) -> np.ndarray:
+    """A (size, size) bool picture of a ring: True between the two radii (pixels)."""
+    ys, xs = np.mgrid[0:size, 0:size]
+    dist = np.hypot(ys - (size - 1) / 2, xs - (size - 1) / 2)
+    return (dist <= outer) & (dist >= inner)
+
+
+@pytest.mark.qt
+@pytest.mark.parametrize("scale", [1.0, 1.5])
+def test_click_through_region_follows_a_ring_outline(qapp, scale):
+    """The region is her outline, not its bounding box: the hole of a ring lets clicks through."""
+    from companion_desktop.ui.overlay import mask_region
+
+    picture = ring(round(120 * scale), 55 * scale, 25 * scale)  # device pixels
+    region = mask_region(fit_mask(picture, 120, 120))  # widget pixels
+    assert region.boundingRect() == QRect(5, 5, 110, 110)
+    assert not region.contains(QPoint(60, 60))  # the hole's centre
+    assert not region.contains(QPoint(60, 40)) and not region.contains(QPoint(75, 60))  # in the hole
+    assert not region.contains(QPoint(8, 8))  # a corner of the bounding box, outside the ring
+    assert region.contains(QPoint(60, 10)) and region.contains(QPoint(20, 60))  # on the ring
+    assert region.contains(QPoint(60, 105)) and region.contains(QPoint(100, 60))

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from companion_desktop.bench import parse_sections
+from companion_desktop.cli.bench import parse_sections
 from tests.voice.sounds import needs_espeak, needs_voice
 
 
@@ -19,7 +19,7 @@ def test_voice_is_a_bench_section():
 @needs_espeak
 @pytest.mark.slow
 def test_the_voice_bench_reports_hearing_and_first_audio_figures():
-    from companion_desktop.bench_voice import run_voice_bench
+    from companion_desktop.cli.bench.voice import run_voice_bench
 
     lines: list[str] = []
     run_voice_bench(lines.append, runs=1)

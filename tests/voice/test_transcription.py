@@ -14,7 +14,7 @@ import httpx
 import numpy as np
 import pytest
 
-from companion_desktop.bench_voice import LocalServer
+from companion_desktop.cli.bench.voice import LocalServer
 from companion_desktop.llm.transcription import RemoteTranscriber
 from companion_desktop.voice.stt import SttError
 

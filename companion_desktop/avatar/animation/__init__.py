@@ -9,7 +9,9 @@ from .clip import Clip, ClipPose, Track
 from .gltf_clip import NodeAnimation, load_gltf_animations, sample_node_animation
 from .idle_cycle import IdleCycle, IdleState
 from .library import AnimationLibrary, LibraryEntry
-from .mixer import AnimationDriver, Mixer, apply_clip_pose
+from .driver import AnimationDriver
+from .mixer import Mixer
+from .pose_apply import apply_clip_pose
 from .sampling import sample_clip, sample_track
 from .vrma import load_vrma
 

@@ -29,6 +29,7 @@ from ..vrm.pose import Pose
 from .clip import Clip, ClipPose
 from .humanoid import BONE_INDEX, BONES
 from .look_track import Gaze, LookTrack, mix_gaze
+from .pose_apply import apply_clip_pose
 from .sampling import ClipSampler, DensePose, sampler_for, slerp_rows
 
 DEFAULT_FADE_S = 0.3
@@ -242,7 +243,3 @@ class Mixer:
     @staticmethod
     def apply(pose: Pose, clip_pose: ClipPose) -> None:
         apply_clip_pose(pose, clip_pose)
-
-
-# The driver that applies the mixer to a runtime lives in ``driver``; re-exported here.
-from .driver import AnimationDriver, apply_clip_pose, relaxed_rotations  # noqa: E402,F401

@@ -16,11 +16,9 @@ from __future__ import annotations
 import os
 import sys
 
+from .errors import RenderUnavailable
+
 REQUIRED_VERSION = (3, 3)
-
-
-class RenderUnavailable(RuntimeError):
-    """No OpenGL 3.3 core context can be had here; the message says why."""
 
 
 def prefer_egl() -> bool:

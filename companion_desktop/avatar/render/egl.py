@@ -12,7 +12,7 @@ import ctypes.util
 import sys
 import threading
 
-from .context import RenderUnavailable
+from .errors import RenderUnavailable
 
 EGL_NONE = 0x3038
 EGL_EXTENSIONS = 0x3055

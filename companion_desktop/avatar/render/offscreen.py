@@ -22,7 +22,7 @@ from .renderer import Lighting, Renderer  # noqa: E402
 
 #: Makes the context when none is passed (an object with ``create()`` returning itself,
 #: ``make_current()`` and ``release()``): EGL. The command line swaps in one that falls
-#: back to Qt's offscreen surface where EGL is missing (``companion_desktop.offscreen_gl``).
+#: back to Qt's offscreen surface where EGL is missing (``companion_desktop.cli.offscreen_gl``).
 context_factory: Callable[[], Any] = OffscreenContext
 
 

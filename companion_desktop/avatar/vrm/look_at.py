@@ -11,7 +11,7 @@ Angles are degrees. ``yaw`` > 0 turns toward the model's left (+X for a model fa
 * expression type: weights 0..1 of lookLeft/lookRight (``horizontal_outer``) and
   lookUp (``vertical_up``) / lookDown (``vertical_down``).
 
-A clip's look-at track (``set_clip_gaze``, fed by ``animation.mixer.AnimationDriver``) gives
+A clip's look-at track (``set_clip_gaze``, fed by ``animation.driver.AnimationDriver``) gives
 yaw/pitch directly, blended over the pointer's by the clip's weight; both go through the
 same range maps.
 """

@@ -6,8 +6,8 @@ transaction; there is no ``alembic.ini``. To write a new revision after changing
 ``storage/models.py``, from the repository root::
 
     .venv/bin/python -c "from pathlib import Path; \\
-        from companion_desktop.storage import migrate; \\
-        migrate.autogenerate_revision(Path('/tmp/companion-dev'), 'describe the change')"
+        from companion_desktop.storage import revisions; \\
+        revisions.autogenerate_revision(Path('/tmp/companion-dev'), 'describe the change')"
 
 then review ``versions/NNNN_describe_the_change.py`` (autogenerate does not see
 CHECK constraints or expression indexes; add those by hand). Revisions are

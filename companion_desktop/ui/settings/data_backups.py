@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from companion_desktop.backup_cli import size_text, when_text
+from companion_desktop.storage.backup_text import size_text, when_text
 from companion_desktop.storage import backup
 from companion_desktop.storage.backup import BackupInfo
 from companion_desktop.storage.backup_restore import Restored, pending_restore, restore_backup

@@ -10,7 +10,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -25,9 +24,15 @@ from companion_desktop.llm import keys
 from companion_desktop.llm.base import ProviderConfig
 from companion_desktop.llm.registry import SPECS
 from companion_desktop.pipeline.companion import CompanionService
-from companion_desktop.pipeline.provider_setup import open_provider
 from companion_desktop.storage.settings import LlmSettings, load_settings, save_settings
 from companion_desktop.ui.background import Latest
+from companion_desktop.ui.settings.form import (  # noqa: F401 - the pages' helpers, long importable from here
+    SettingsProblem,
+    call_provider,
+    name_labels,
+    new_form,
+    status,
+)
 from companion_desktop.ui.settings.key_field import SAVED_KEY, KeyField
 from companion_desktop.ui.switch import Switch
 
@@ -35,51 +40,10 @@ from companion_desktop.ui.switch import Switch
 WINDOW_STOPS_K = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 
 
-class SettingsProblem(Exception):
-    """A page cannot save as filled in; the message says why."""
-
-
 def window_stop(tokens: int) -> int:
     """The slider index nearest to ``tokens``."""
     k = tokens / 1024
     return min(range(len(WINDOW_STOPS_K)), key=lambda i: abs(WINDOW_STOPS_K[i] - k))
-
-
-def call_provider(config: ProviderConfig, method: str) -> object:
-    """Open a provider for ``config``, call ``method`` (list_models, test_connection), close it."""
-    provider = open_provider(config)
-    try:
-        return getattr(provider, method)()
-    finally:
-        client = getattr(provider, "client", None)
-        if client is not None:
-            client.close()
-
-
-def status(label: QLabel, text: str, kind: str) -> None:
-    """Show ``text`` in ``label`` styled as ``kind`` ("ok", "error", "hint")."""
-    label.setText(text)
-    label.setProperty("kind", kind)
-    label.style().unpolish(label)
-    label.style().polish(label)
-    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-    label.setVisible(bool(text))
-
-
-def new_form() -> QFormLayout:
-    form = QFormLayout()
-    form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
-    form.setVerticalSpacing(12)
-    form.setHorizontalSpacing(14)
-    return form
-
-
-def name_labels(form: QFormLayout) -> None:
-    """Name the row labels so the style sheet lines them up with the first field line."""
-    for row in range(form.rowCount()):
-        item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
-        if item is not None and item.widget() is not None:
-            item.widget().setObjectName("formLabel")
 
 
 class LlmPage(QWidget):
@@ -279,7 +243,8 @@ class LlmPage(QWidget):
     # ------------------------------------------------------------ first run
     def find_local(self) -> None:
         """The first run's welcome again; what is picked there shows here at once."""
-        from companion_desktop.ui.welcome import WelcomeDialog  # it imports this module
+        # imported here: the welcome loads ui.settings, whose package loads this page
+        from companion_desktop.ui.welcome import WelcomeDialog
 
         self.welcome = WelcomeDialog(self.service, self.local_servers, self)
         self.welcome.chosen.connect(self._welcome_chosen)

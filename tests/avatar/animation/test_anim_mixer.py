@@ -10,7 +10,7 @@ import pytest
 from tests.avatar.loader.gltf_builder import minimal_avatar
 
 from companion_desktop.avatar.animation import AnimationDriver, Clip, Mixer, Track
-from companion_desktop.avatar.animation.mixer import relaxed_rotations
+from companion_desktop.avatar.animation.pose_apply import relaxed_rotations
 from companion_desktop.avatar.vrm import quat
 from companion_desktop.avatar.vrm.loader import load_model
 from companion_desktop.avatar.vrm.pose import Pose

@@ -12,7 +12,7 @@ import pytest
 
 from companion_desktop.avatar.animation.clip import Clip, Track
 from companion_desktop.avatar.animation.look_track import Gaze, gaze_angles, mix_gaze
-from companion_desktop.avatar.animation.mixer import AnimationDriver
+from companion_desktop.avatar.animation.driver import AnimationDriver
 from companion_desktop.avatar.animation.vrma import load_vrma
 from companion_desktop.avatar.vrm import quat
 from companion_desktop.avatar.vrm.loader import load_model
@@ -42,8 +42,7 @@ def look_vrma(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def hana() -> VrmModel:
-    if not HANA.is_file():
-        pytest.skip(f"the built-in avatar is missing: {HANA}")
+    assert HANA.is_file(), f"the built-in avatar is missing: {HANA}"
     return load_model(HANA)
 
 

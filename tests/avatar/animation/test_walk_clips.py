@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from companion_desktop.avatar.animation.driver import apply_clip_pose
+from companion_desktop.avatar.animation.pose_apply import apply_clip_pose
 from companion_desktop.avatar.animation.library import AnimationLibrary
 from companion_desktop.avatar.animation.sampling import sample_clip
 from companion_desktop.avatar.animation.walk_plan import (

@@ -23,9 +23,9 @@ MODEL_FILES = sorted(
 
 @pytest.fixture(scope="module")
 def load_model():
-    loader = pytest.importorskip("companion_desktop.avatar.vrm.loader",
-                                 reason="the VRM loader is not written yet")
-    return loader.load_model
+    from companion_desktop.avatar.vrm.loader import load_model
+
+    return load_model
 
 
 def _silhouette(rgba: np.ndarray) -> None:

@@ -112,12 +112,12 @@ def test_lit_gltf_material_is_not_black_on_the_dark_side(offscreen, gl):
 
 # -- shared samples (need the loader) --------------------------------------------------------
 def _load(relative: str):
-    loader = pytest.importorskip("companion_desktop.avatar.vrm.loader",
-                                 reason="the VRM loader is not written yet")
+    from companion_desktop.avatar.vrm.loader import load_model
+
     path = SHARED_ASSETS / relative
     if not path.is_file():
         pytest.skip(f"{path} is missing")
-    return loader.load_model(path)
+    return load_model(path)
 
 
 def _red(rgba: np.ndarray) -> int:
@@ -140,8 +140,7 @@ def test_is_binary_sample_shows_checks_with_final_transforms(offscreen, gl):
 def test_is_binary_sample_through_the_runtime(offscreen, gl):
     """The runtime's expression output and the renderer agree on texture binds: green
     checks, no red crosses, whatever happy (binary, overrides blink) and blink say."""
-    runtime_module = pytest.importorskip("companion_desktop.avatar.vrm.runtime")
-    AvatarRuntime = runtime_module.AvatarRuntime  # noqa: N806
+    from companion_desktop.avatar.vrm.runtime import AvatarRuntime
 
     model = _load("vrm1/VRMC_vrm_expressions_isBinary_Overrides.vrm")
     runtime = AvatarRuntime(model, random.Random(1), blink=False, breathing=False, springs=False)

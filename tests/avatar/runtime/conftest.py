@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import pytest
+
+from companion_desktop.avatar.vrm.loader import load_model
 from tests.avatar.runtime.runtime_models import ASSETS, GODETTE
 
 
 def load_shared(path):
     """A shared asset through the real loader, or a skip."""
-    loader = pytest.importorskip("companion_desktop.avatar.vrm.loader")
     if not path.exists():
         pytest.skip(f"shared asset missing: {path}")
-    return loader.load_model(path)
+    return load_model(path)
 
 
 @pytest.fixture

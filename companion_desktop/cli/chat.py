@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion_desktop.cli import CliError
+from companion_desktop.cli.common import CliError, open_service
 from companion_desktop.llm.base import LlmError
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.provider_setup import Overrides, ProviderNotReady, open_provider, provider_config
@@ -95,6 +95,10 @@ def result_json(result: TurnResult) -> dict[str, Any]:
                       "note": result.keepsake.note} if result.keepsake else None),
         "toolCalls": result.tool_calls,
     }
+
+
+def run(args: argparse.Namespace, now: datetime) -> int:
+    return run_chat(args, now, open_service(args))
 
 
 def run_chat(args: argparse.Namespace, now: datetime, service: CompanionService) -> int:

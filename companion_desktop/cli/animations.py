@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from datetime import datetime
 
-from companion_desktop.cli import print_json
+from companion_desktop.cli.common import print_json
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

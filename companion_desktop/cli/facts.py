@@ -15,7 +15,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from companion_desktop.cli import print_json
+from companion_desktop.cli.common import print_json
 
 JSON_KEYS = ("id", "content", "category", "importance", "confidence", "reference_count",
              "embedding_model", "created_at", "last_accessed", "source")

@@ -30,7 +30,7 @@ WIDTH, HEIGHT = 512, 768
 def shared_dir() -> Path:
     """``$COMPANION_SHARED_DIR``, else the ``shared`` folder beside the project root."""
     configured = os.environ.get("COMPANION_SHARED_DIR")
-    return Path(configured) if configured else Path(__file__).resolve().parents[2] / "shared"
+    return Path(configured) if configured else Path(__file__).resolve().parents[4] / "shared"
 
 
 def harness_dir() -> Path:
@@ -58,7 +58,7 @@ def bench_threevrm_twin(path: Path, frames: int = 300, warmup: int = 30,
     from companion_desktop.avatar.render.offscreen import OffscreenRenderer
     from companion_desktop.avatar.vrm.loader import load_model
     from companion_desktop.avatar.vrm.runtime import AvatarRuntime
-    from companion_desktop.offscreen_gl import use_available_context
+    from companion_desktop.cli.offscreen_gl import use_available_context
 
     use_available_context()
     clip_path = shared_dir() / "assets" / "vrma" / "idle_loop.vrma"

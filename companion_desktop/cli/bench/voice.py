@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from companion_desktop.bench import percentile
+from companion_desktop.cli.bench.stats import percentile
 
 SHORT = ("Good morning, how are you?", "What time is it now?", "Tell me a joke please.",
          "I feel a bit tired today.")

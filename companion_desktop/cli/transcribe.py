@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime
 from pathlib import Path
 
-from companion_desktop.cli import CliError, print_json
+from companion_desktop.cli.common import CliError, print_json
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -70,7 +71,7 @@ def make_transcriber(backend: str, settings, data_dir: Path, args: argparse.Name
     return open_local_whisper(data_dir / "cache", _progress)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, now: datetime | None = None) -> int:
     from companion_desktop.storage.paths import resolve_data_dir
     from companion_desktop.voice.audio import AudioFileError, load_audio
     from companion_desktop.voice.stt import SttError

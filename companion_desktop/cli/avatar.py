@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from datetime import datetime
 from pathlib import Path
 
-from companion_desktop.cli import CliError
+from companion_desktop.cli.common import CliError
 
 EMOTIONS_HELP = "happy, sad, excited, anxious, content, frustrated, curious, affectionate, playful, melancholy, flustered, neutral"
 
@@ -91,14 +92,14 @@ def cmd_render(args: argparse.Namespace) -> int:
     from companion_desktop.avatar.vrm.relaxed import relaxed_pose
     from companion_desktop.avatar.vrm.runtime import AvatarRuntime
     from companion_desktop.engine.emotions import normalize_emotion
-    from companion_desktop.offscreen_gl import use_available_context
+    from companion_desktop.cli.offscreen_gl import use_available_context
 
     use_available_context()
     width, height = _size(args.size)
     model = _load(_model_path(args.model))
     animation = relaxed_pose if args.pose == "relaxed" else None
     if args.clip:
-        from companion_desktop.avatar.animation.mixer import AnimationDriver
+        from companion_desktop.avatar.animation.driver import AnimationDriver
 
         animation = AnimationDriver()
         animation.mixer.play_base(_clip(args.clip), fade=0.0)
@@ -177,5 +178,6 @@ def _settle(runtime, seconds: float):  # noqa: ANN001, ANN202
     return frame
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, now: datetime | None = None) -> int:
+    """Inspect or render (time plays no part: ``now`` is accepted like every command's)."""
     return cmd_inspect(args) if args.avatar_command == "inspect" else cmd_render(args)

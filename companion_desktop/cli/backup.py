@@ -11,7 +11,8 @@ import argparse
 from datetime import datetime
 from pathlib import Path
 
-from companion_desktop.cli import print_json
+from companion_desktop.cli.common import print_json
+from companion_desktop.storage.backup_text import size_text, when_text
 from companion_desktop.storage.paths import resolve_data_dir
 
 
@@ -27,20 +28,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     restore = actions.add_parser(
         "restore", help="replace everything here with a backup (the app must not be running)")
     restore.add_argument("file", type=Path)
-
-
-def size_text(n: int) -> str:
-    """``512 B``, ``3.4 KB``, ``12.0 MB``, ``1.2 GB``."""
-    if n < 1024:
-        return f"{n} B"
-    for unit, scale in (("KB", 2**10), ("MB", 2**20), ("GB", 2**30)):
-        if n < scale * 1024 or unit == "GB":
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
-
-
-def when_text(moment: datetime) -> str:
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def run(args: argparse.Namespace, now: datetime) -> int:

@@ -1,4 +1,5 @@
-"""The headless subcommands of ``companion-desktop`` (see ``cli.py``)."""
+"""``companion-desktop state|relationship|mode|export|import``: her character and its save
+file (the parser is in ``cli/__init__.py``)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,12 @@ import argparse
 from collections.abc import Callable
 from datetime import datetime
 
-from companion_desktop.cli import CliError, print_json
+from companion_desktop.cli.common import CliError, open_service, print_json
 from companion_desktop.engine.character import RELATIONSHIP_STATS, CharacterState
-from companion_desktop.pipeline.companion import MODE_NAMES, STAGE_NAMES, CompanionService, stat_bar
+from companion_desktop.pipeline.companion import MODE_NAMES, STAGE_NAMES, stat_bar
 from companion_desktop.storage import savefile
 from companion_desktop.storage.db import Database
 from companion_desktop.storage.paths import resolve_data_dir
-
-
-def open_service(args: argparse.Namespace) -> CompanionService:
-    return CompanionService(Database.open(resolve_data_dir(args.data_dir)))
 
 
 def cmd_state(args: argparse.Namespace, now: datetime) -> int:
@@ -83,68 +80,12 @@ def cmd_import(args: argparse.Namespace, now: datetime) -> int:
     return 0
 
 
-def cmd_chat(args: argparse.Namespace, now: datetime) -> int:
-    from companion_desktop.chat_cli import run_chat
-
-    return run_chat(args, now, open_service(args))
-
-
-def cmd_bench(args: argparse.Namespace, now: datetime) -> int:
-    from companion_desktop.bench import run_bench
-
-    return run_bench(max(1, args.turns), args.only, args.peer_install)
-
-
-def cmd_avatar(args: argparse.Namespace, now: datetime) -> int:
-    from companion_desktop.avatar_cli import run as run_avatar
-
-    return run_avatar(args)
-
-
-def cmd_animations(args: argparse.Namespace, now: datetime) -> int:
-    from companion_desktop.animations_cli import run as run_animations
-
-    return run_animations(args, now)
-
-
-def cmd_facts(args: argparse.Namespace, now: datetime) -> int:
-    from companion_desktop.facts_cli import run as run_facts
-
-    return run_facts(args, now)
-
-
-def cmd_reminders(args: argparse.Namespace, now: datetime) -> int:
-    from companion_desktop.reminders_cli import run as run_reminders
-
-    return run_reminders(args, now)
-
-
-def cmd_backup(args: argparse.Namespace, now: datetime) -> int:
-    from companion_desktop.backup_cli import run as run_backup
-
-    return run_backup(args, now)
-
-
-def cmd_transcribe(args: argparse.Namespace, now: datetime) -> int:
-    from companion_desktop.transcribe_cli import run as run_transcribe
-
-    return run_transcribe(args)
-
-
 COMMANDS: dict[str, Callable[[argparse.Namespace, datetime], int]] = {
     "state": cmd_state,
     "relationship": cmd_relationship,
     "mode": cmd_mode,
-    "chat": cmd_chat,
-    "bench": cmd_bench,
-    "avatar": cmd_avatar,
-    "animations": cmd_animations,
-    "facts": cmd_facts,
-    "reminders": cmd_reminders,
     "export": cmd_export,
     "import": cmd_import,
-    "backup": cmd_backup,
-    "transcribe": cmd_transcribe,
 }
 
 

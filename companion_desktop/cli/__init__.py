@@ -9,26 +9,14 @@ or an unusable database (the message says why), 2 a usage error.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from companion_desktop.cli.common import CliError, parse_now, print_json
 
-class CliError(Exception):
-    """A user-facing failure: printed as one line, exit status 1."""
-
-
-def parse_now(text: str | None) -> datetime:
-    """``--now`` as an aware datetime in the local zone; the real clock when absent."""
-    if text is None:
-        return datetime.now().astimezone()
-    try:
-        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise CliError(f"--now: {text!r} is not an ISO-8601 date and time, e.g. 2026-03-10T09:30") from None
-    return value.astimezone()
+__all__ = ["CliError", "build_parser", "main", "parse_now", "print_json", "use_utf8_streams"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,27 +66,27 @@ def build_parser() -> argparse.ArgumentParser:
                        help="copy the three-vrm harness to the user cache and run npm there "
                             "(once; the peer section uses it afterwards)")
 
-    from companion_desktop.avatar_cli import add_parser as add_avatar_parser
+    from companion_desktop.cli.avatar import add_parser as add_avatar_parser
 
     add_avatar_parser(sub)
 
-    from companion_desktop.animations_cli import add_parser as add_animations_parser
+    from companion_desktop.cli.animations import add_parser as add_animations_parser
 
     add_animations_parser(sub)
 
-    from companion_desktop.facts_cli import add_parser as add_facts_parser
+    from companion_desktop.cli.facts import add_parser as add_facts_parser
 
     add_facts_parser(sub)
 
-    from companion_desktop.reminders_cli import add_parser as add_reminders_parser
+    from companion_desktop.cli.reminders import add_parser as add_reminders_parser
 
     add_reminders_parser(sub)
 
-    from companion_desktop.backup_cli import add_parser as add_backup_parser
+    from companion_desktop.cli.backup import add_parser as add_backup_parser
 
     add_backup_parser(sub)
 
-    from companion_desktop.transcribe_cli import add_parser as add_transcribe_parser
+    from companion_desktop.cli.transcribe import add_parser as add_transcribe_parser
 
     add_transcribe_parser(sub)
 
@@ -134,9 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from companion_desktop.app import run_gui
 
             return run_gui(args.data_dir, now if args.now else None, end_process=True)
-        from companion_desktop import commands
-
-        return commands.run(args, now)
+        return handler(args.command)(args, now)
     except BrokenPipeError:
         return 0
     except Exception as exc:
@@ -165,6 +151,32 @@ def _user_error(exc: BaseException) -> bool:
     return False
 
 
-def print_json(data: object) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+Handler = Callable[[argparse.Namespace, datetime], int]
+#: The commands of cli/state.py (the character and her save file).
+STATE_COMMANDS = frozenset({"state", "relationship", "mode", "export", "import"})
+
+
+def handler(command: str) -> Handler:
+    """The function that runs ``command``; its module is imported now, when it is used
+    (the app's start must not wait for the pipeline)."""
+    if command in STATE_COMMANDS:
+        from companion_desktop.cli.state import run
+    elif command == "chat":
+        from companion_desktop.cli.chat import run
+    elif command == "bench":
+        from companion_desktop.cli.bench import run
+    elif command == "avatar":
+        from companion_desktop.cli.avatar import run
+    elif command == "animations":
+        from companion_desktop.cli.animations import run
+    elif command == "facts":
+        from companion_desktop.cli.facts import run
+    elif command == "reminders":
+        from companion_desktop.cli.reminders import run
+    elif command == "backup":
+        from companion_desktop.cli.backup import run
+    elif command == "transcribe":
+        from companion_desktop.cli.transcribe import run
+    else:
+        raise CliError(f"unknown command {command!r}")
+    return run

@@ -3,7 +3,7 @@
 The real app is started as a subprocess (chat window + overlay, the built-in Hana) and read
 from outside: its CPU time and memory from ``/proc``, its frames and the moment its window
 showed from the frame-stats file it writes when ``COMPANION_FRAME_STATS`` names one. Then a
-synthetic local model (``bench_tokens``) streams the same completion without her and beside
+synthetic local model (``cli/bench/tokens.py``) streams the same completion without her and beside
 her. Figures only: nothing here passes or fails.
 """
 
@@ -221,7 +221,7 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
 def bench_local_model(report: Callable[[str], None] = print, tokens: int = 200,
                       seconds: float = 10.0) -> None:
     """Figures 1 and 2: tokens/s of the synthetic model alone, beside her, alone again."""
-    from companion_desktop.bench_tokens import TokenServer, stream_tokens
+    from companion_desktop.cli.bench.tokens import TokenServer, stream_tokens
 
     with TokenServer() as server:
         stream_tokens(server.url, 20)  # warm up: threads, sockets

@@ -20,7 +20,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from companion_desktop.cli import CliError, print_json
+from companion_desktop.cli.common import CliError, print_json
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # terminal escapes from model text
 

@@ -1,0 +1,42 @@
+"""What every command of the command line shares: the one-line error, ``--now``, JSON
+output and the character service. Below every command module; imports nothing of them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the pipeline loads with the command that needs it, not with the app's start
+    from companion_desktop.pipeline.companion import CompanionService
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, exit status 1."""
+
+
+def parse_now(text: str | None) -> datetime:
+    """``--now`` as an aware datetime in the local zone; the real clock when absent."""
+    if text is None:
+        return datetime.now().astimezone()
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise CliError(f"--now: {text!r} is not an ISO-8601 date and time, e.g. 2026-03-10T09:30") from None
+    return value.astimezone()
+
+
+def print_json(data: object) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def open_service(args: argparse.Namespace) -> CompanionService:
+    """The character service over the database in ``--data-dir``."""
+    from companion_desktop.pipeline.companion import CompanionService
+    from companion_desktop.storage.db import Database
+    from companion_desktop.storage.paths import resolve_data_dir
+
+    return CompanionService(Database.open(resolve_data_dir(args.data_dir)))
