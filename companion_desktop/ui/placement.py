@@ -183,6 +183,8 @@ class Placement(QObject):
         self.fall_to(target)
 
     def fall_to(self, target: Surface) -> None:
+        if self._fall is not None and self.busy_reason == "falling" and self._fall[3] == target:
+            return  # already falling onto it (the desktop changed elsewhere)
         x, y = self.feet()
         self.surface, self.seat = None, 0
         if fall_duration(abs(target.y - y)) <= 0:
@@ -237,7 +239,10 @@ class Placement(QObject):
     def _desk_changed(self) -> None:
         if not self.active or self.busy_reason == "dragging":
             return
-        if self.busy_reason == "falling" or self.surface is None:
+        if self.busy_reason == "falling":
+            self.settle()  # the same surface below: the fall goes on; another: from here
+            return
+        if self.surface is None:
             self._stop()
             self.settle()
             return

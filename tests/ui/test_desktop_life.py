@@ -69,10 +69,13 @@ def test_let_go_over_a_window_she_lands_on_its_top(xd, desktop, qtbot, service):
                            check=False, timeout=20)
 
         notes.move(420, 740)  # the window moves: she rides along
+        qtbot.waitUntil(lambda: notes.frame()[1] != top, timeout=3000)  # moved by the WM
         qtbot.waitUntil(lambda: overlay.y() + overlay.height() - overlay.feet_inset()
                         == notes.frame()[1], timeout=3000)
         overlay.set_scale(overlay.scale * 0.8)  # scrolled smaller: still standing there
-        assert overlay.y() + overlay.height() - overlay.feet_inset() == notes.frame()[1]
+        qtbot.waitUntil(lambda: overlay.y() + overlay.height() - overlay.feet_inset()
+                        == notes.frame()[1], timeout=3000)
+        assert life.placement.surface.wid == notes.win.id
     finally:
         notes.close()
 

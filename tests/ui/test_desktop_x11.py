@@ -335,9 +335,11 @@ def test_she_sits_on_the_edge_and_rides_along_seated(qtbot, windows, placement):
     walker.start()
     qtbot.waitUntil(lambda: walker.player.current == "sit", timeout=5000)
     seat = placement.seat
-    assert seat > 0 and feet_y(placement.widget) == win.frame()[1] + seat
-    win.move(260, 560)
+    assert seat > 0  # seated at once, or when her landing bounce ends
     qtbot.waitUntil(lambda: feet_y(placement.widget) == win.frame()[1] + seat, timeout=3000)
+    win.move(260, 560)
+    qtbot.waitUntil(lambda: win.frame()[1] == 560, timeout=3000)  # the window manager moved it
+    qtbot.waitUntil(lambda: feet_y(placement.widget) == 560 + seat, timeout=3000)
     placement.set_gravity(True)  # settings applied again: she stays seated where she is
     assert placement.surface.wid == win.win.id and placement.busy_reason is None
     assert placement.seat == seat and feet_y(placement.widget) == win.frame()[1] + seat
@@ -357,3 +359,19 @@ def test_seated_during_her_landing_bounce_she_stays_seated(qtbot, windows, place
     placement.set_sitting(40)
     qtbot.waitUntil(lambda: placement._fall is None, timeout=5000)
     assert feet_y(placement.widget) == top + 40
+
+
+def test_the_desktop_changing_elsewhere_does_not_restart_her_fall(qtbot, windows, placement):
+    """Desktop events during a fall (another window opening, a title) keep the fall going;
+    restarting it at every event could keep her in the air."""
+    win = windows(200, 500, 700, 300, title="Below")
+    placement.set_gravity(True)
+    qtbot.waitUntil(lambda: len(placement.desk.windows()) == 1, timeout=3000)
+    drop(placement, 400, 20)
+    assert placement.busy_reason == "falling"
+    started = placement._fall[2]
+    windows(1200, 100, 200, 150, title="Elsewhere")  # not under her
+    for _ in range(5):
+        placement._desk_changed()
+    assert placement._fall is None or placement._fall[2] == started
+    land_on(qtbot, placement, win.frame()[1], win.win.id)
