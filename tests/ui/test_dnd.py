@@ -98,6 +98,19 @@ def test_settings_section_saves_and_refuses(qtbot, service):
     assert saved(db).window_deny == ["Signal", "my bank"]
 
 
+def test_settings_save_keeps_a_toggle_made_elsewhere_while_open(qtbot, service):
+    section = ProactiveSection(service)
+    qtbot.addWidget(section)
+    DndState(service.db).set_on(True)  # her menu, while Settings is open
+    section.cap.setValue(4)
+    section.apply()
+    assert saved(service.db).do_not_disturb is True and saved(service.db).daily_cap == 4
+    section.dnd.setChecked(True)  # touched here: this one wins
+    section.dnd.setChecked(False)
+    section.apply()
+    assert saved(service.db).do_not_disturb is False
+
+
 def test_reminder_during_dnd_is_saved_and_shown_without_a_popup(qtbot, service, server):
     db = service.db
     server.default = Script(reply_with_block("Time to stretch!"))

@@ -76,6 +76,10 @@ class ProactiveSection(QWidget):
         self.dnd = Switch("Do not disturb")
         self.dnd.setObjectName("dndSwitch")
         self.dnd.setChecked(settings.do_not_disturb)
+        # The switch is also in her menu, the tray and the chat header: Save writes it
+        # only when it was touched here, so a toggle made elsewhere meanwhile stands.
+        self._dnd_touched = False
+        self.dnd.toggled.connect(self._touch_dnd)
         form.addRow("Quiet", self._with_hint(self.dnd, DND_HINT))
         self.speak_first = QComboBox(objectName="speakFirstCombo")
         for value, text in SPEAK_FIRST:
@@ -141,6 +145,9 @@ class ProactiveSection(QWidget):
                 seen[entry] = None
         return list(seen)
 
+    def _touch_dnd(self) -> None:
+        self._dnd_touched = True
+
     def check(self) -> None:
         """SettingsProblem for a deny-list too long to keep."""
         entries = self.deny_entries()
@@ -156,7 +163,8 @@ class ProactiveSection(QWidget):
         self.check()
         with self.service.db.session() as session:
             settings = load_settings(session, ProactiveSettings)
-            settings.do_not_disturb = self.dnd.isChecked()
+            if self._dnd_touched:
+                settings.do_not_disturb = self.dnd.isChecked()
             settings.speak_first = self.speak_first.currentData()
             settings.absence_hours = self.absence.value()
             settings.silence_minutes = self.silence.value()
