@@ -150,6 +150,14 @@ def _flip(name, data):  # noqa: ANN001, ANN202
     return data if name != "keepsakes/first.jpg" else b"X" + data[1:]
 
 
+def _size_as_text(name, data):  # noqa: ANN001, ANN202
+    if name != "manifest.json":
+        return data
+    manifest = json.loads(data)
+    manifest["files"][0]["size"] = "many"
+    return json.dumps(manifest)
+
+
 def _no_manifest(name, data):  # noqa: ANN001, ANN202
     return None if name == "manifest.json" else data
 
@@ -163,6 +171,9 @@ def _no_manifest(name, data):  # noqa: ANN001, ANN202
         (_no_manifest, "not a companion-desktop backup (no manifest.json)"),
         (bump_manifest(schema_revision=["9999_future"]), "made by a newer version"),
         (bump_manifest(format="something-else"), "not a companion-desktop backup"),
+        (bump_manifest(format_version=2), "newer version of companion-desktop (backup format 2"),
+        (bump_manifest(format_version="1"), "no usable format version"),
+        (_size_as_text, "companion.sqlite3 does not match its checksum"),
         (bump_manifest(files=[{"path": "../evil", "size": 1, "sha256": "0"}]), "unusable path"),
         ("extra file", "which its manifest does not list"),
         ("newer database", "made by a newer version"),
@@ -216,6 +227,22 @@ def test_a_damaged_or_newer_archive_is_refused_and_nothing_changes(data_dir, tmp
     after = sorted(p.name for p in (data_dir / "backups").glob("*")) if (
         data_dir / "backups").exists() else []
     assert after == backups_before  # refused before anything, even the safety backup
+
+
+def test_a_member_longer_than_its_manifest_says_is_not_unpacked_whole(data_dir, tmp_path):
+    """A member that inflates past the size its manifest gives is cut off there and refused,
+    so a small archive cannot fill the disk while it is checked."""
+    good = create_backup(data_dir, tmp_path / "good.zip", now=NOW).path
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(bad, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name in src.namelist():
+            dst.writestr(name, b"\0" * (8 << 20) if name == "keepsakes/first.jpg" else src.read(name))
+    assert bad.stat().st_size < 1 << 20  # zeros deflate to almost nothing
+    seen = []
+    with pytest.raises(BackupError, match="first.jpg does not match its checksum"):
+        restore_backup(data_dir, bad, now=NOW, progress=lambda done, total: seen.append((done, total)))
+    assert seen and max(done for done, _ in seen) <= seen[-1][1]
+    assert not list(data_dir.glob(".restore-*"))
 
 
 def test_restore_refuses_while_the_database_is_open(data_dir, tmp_path):
@@ -326,8 +353,9 @@ def test_no_backup_of_a_folder_without_data(tmp_path):
         create_backup(tmp_path / "empty", now=NOW)
 
 
-def test_a_migration_is_backed_up_first(data_dir, tmp_path, monkeypatch):
-    """A new revision on top of ours: opening the old database backs it up, then migrates."""
+@pytest.fixture
+def newer_migration(tmp_path, monkeypatch):  # noqa: ANN001, ANN201
+    """A new revision on top of ours (adds a column); yields the revision it upgrades from."""
     migrations = tmp_path / "migrations"
     shutil.copytree(migrate.MIGRATIONS_DIR, migrations)
     head = migrate.head_revision()
@@ -345,16 +373,35 @@ def test_a_migration_is_backed_up_first(data_dir, tmp_path, monkeypatch):
     migrate._revision_graph.cache_clear()
     migrate._script.cache_clear()
     try:
-        Database.open(data_dir).close()
-        found = list_backups(data_dir)
-        assert [b.reason for b in found] == ["before migration"]
-        assert found[0].schema == (head,)
-        conn = sqlite3.connect(data_dir / "companion.sqlite3")
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("9000_test_column",)]
-        conn.close()
-        Database.open(data_dir).close()  # at head now: no second backup
-        assert len(list_backups(data_dir)) == 1
+        yield head
     finally:
         migrate._revision_graph.cache_clear()
         migrate._script.cache_clear()
+
+
+def revision(data_dir: Path) -> list[tuple[str]]:
+    conn = sqlite3.connect(data_dir / "companion.sqlite3")
+    try:
+        return conn.execute("SELECT version_num FROM alembic_version").fetchall()
+    finally:
+        conn.close()
+
+
+def test_a_migration_is_backed_up_first(data_dir, newer_migration):
+    """Opening the old database backs it up, then migrates."""
+    Database.open(data_dir).close()
+    found = list_backups(data_dir)
+    assert [b.reason for b in found] == ["before migration"]
+    assert found[0].schema == (newer_migration,)
+    assert revision(data_dir) == [("9000_test_column",)]
+    Database.open(data_dir).close()  # at head now: no second backup
+    assert len(list_backups(data_dir)) == 1
+
+
+def test_no_backup_no_migration(data_dir, newer_migration):
+    """When the backup cannot be written, the database is left as it was, unmigrated."""
+    (data_dir / "backups").write_text("a file where the backups folder goes")
+    with pytest.raises(BackupError, match="Could not write the backup"):
+        Database.open(data_dir).close()
+    assert revision(data_dir) == [(newer_migration,)]
+    assert facts(data_dir) == ["User said first."]
