@@ -4,6 +4,7 @@ the backups list (make one, restore one, the space they take)."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,30 @@ def test_back_up_now_and_restore_at_the_next_start(qtbot, folder, tmp_path):
         db.close()
     reasons = sorted(b.reason for b in backup.list_backups(data_dir))
     assert reasons == ["before restore", "manual"]
+
+
+@pytest.fixture
+def far_zone(monkeypatch):
+    """Local time 12 hours ahead of UTC, so a time shown in UTC reads differently."""
+    monkeypatch.setenv("TZ", "XYZ-12")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_the_restore_message_gives_the_time_the_list_shows(qtbot, folder, far_zone):
+    made = backup.create_backup(Path(folder.db.path).parent, now=T0)
+    page = DataPage(folder, lambda: T0)
+    qtbot.addWidget(page)
+    section = page.backups
+    shown = section.table.item(0, 0).text()
+    assert shown == T0.astimezone().strftime("%Y-%m-%d %H:%M")
+    section.confirm_restore = lambda name: True
+    section.offer_quit = lambda: False
+    with qtbot.waitSignal(section.restored, timeout=WAIT_MS):
+        section.restore(made.path)
+    assert f"The backup from {shown} is ready" in section.status.text()
 
 
 def test_a_damaged_file_is_refused_with_a_message(qtbot, folder, tmp_path):

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from companion_desktop.storage.backup_text import size_text, when_text
+from companion_desktop.storage.backup_text import made_text, size_text, when_text
 from companion_desktop.storage import backup
 from companion_desktop.storage.backup import BackupInfo
 from companion_desktop.storage.backup_restore import Restored, pending_restore, restore_backup
@@ -189,8 +189,7 @@ class BackupsSection(QWidget):
     def _restored(self, done: Restored) -> None:
         self._busy(False)
         self.refresh()
-        made = done.manifest.get("created_at", "")
-        status(self.status, f"✓  The backup from {made[:16].replace('T', ' ')} is ready. It "
+        status(self.status, f"✓  The backup from {made_text(done.manifest)} is ready. It "
                             "takes her place when the app starts again; what is said until "
                             "then is not kept.", "ok")
         self.restored.emit(done)
