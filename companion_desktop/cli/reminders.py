@@ -22,7 +22,6 @@ from typing import Any
 from companion_desktop.cli.common import CliError, print_json, terminal_text
 
 
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     reminders = sub.add_parser("reminders", help="list reminders (pending, fired, dismissed)")
     reminders.add_argument("--json", action="store_true",

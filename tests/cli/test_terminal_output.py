@@ -30,7 +30,8 @@ def block(memory: str) -> str:
 
 
 def run(data_dir: Path, *args: str, now: str = NOW) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "companion_desktop", "--data-dir", str(data_dir), "--now", now, *args]
+    argv = [sys.executable, "-m", "companion_desktop", "--data-dir", str(data_dir), "--now", now,
+            *args]
     return subprocess.run(argv, capture_output=True, text=True, env=ENV, timeout=60,
                           stdin=subprocess.DEVNULL)
 
