@@ -225,7 +225,12 @@ def restore_backup(data_dir: Path | str, archive: Path, *, now: datetime | None 
         shutil.rmtree(stage, ignore_errors=True)
         raise
     if not pending:
-        _swap(data_dir, stage)
+        try:
+            _swap(data_dir, stage)
+        except OSError as error:
+            raise BackupError(
+                f"The restore stopped midway ({error.strerror or error}); it is finished the "
+                f"next time companion-desktop opens {data_dir}.", db_file) from error
     for other in data_dir.glob(f"{STAGE_PREFIX}*"):  # the latest choice wins
         if other != stage and (other / PENDING).is_file():
             shutil.rmtree(other, ignore_errors=True)

@@ -310,6 +310,28 @@ def test_a_restore_cut_off_mid_swap_is_finished_at_the_next_open(data_dir, tmp_p
     assert not list(data_dir.glob(".restore-*"))
 
 
+def test_a_restore_that_cannot_move_a_file_says_so_and_is_finished_later(data_dir, tmp_path,
+                                                                         monkeypatch):
+    made = create_backup(data_dir, tmp_path / "b.zip", now=NOW)
+    fill(data_dir, "later")
+    real = backup_restore.os.replace
+    calls = []
+
+    def refusing(src, dst):  # noqa: ANN001, ANN202
+        calls.append(src)
+        if len(calls) == 2:
+            raise PermissionError(13, "Permission denied")
+        return real(src, dst)
+
+    monkeypatch.setattr(backup_restore.os, "replace", refusing)
+    with pytest.raises(BackupError, match="stopped midway .Permission denied.; it is finished"):
+        restore_backup(data_dir, made.path, now=NOW)
+    monkeypatch.setattr(backup_restore.os, "replace", real)
+    Database.open(data_dir).close()
+    assert facts(data_dir) == ["User said first."]
+    assert not list(data_dir.glob(".restore-*"))
+
+
 def test_a_half_staged_restore_is_dropped(data_dir):
     stage = data_dir / ".restore-abc" / "new"
     stage.mkdir(parents=True)
