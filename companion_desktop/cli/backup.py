@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from companion_desktop.cli.common import print_json
-from companion_desktop.storage.backup_text import size_text, when_text
+from companion_desktop.storage.backup_text import made_text, size_text, when_text
 from companion_desktop.storage.paths import resolve_data_dir
 
 
@@ -52,8 +52,7 @@ def run(args: argparse.Namespace, now: datetime) -> int:
               f"{backup.backup_dir(data_dir)}")
     else:
         done = backup_restore.restore_backup(data_dir, args.file, now=now)
-        made = done.manifest.get("created_at", "?")
-        print(f"Restored {args.file} (made {made}) into {data_dir}.")
+        print(f"Restored {args.file} (made {made_text(done.manifest)}) into {data_dir}.")
         if done.previous is not None:
             print(f"What was there before is in {done.previous.path}.")
     return 0

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion_desktop.cli.common import CliError, open_service
+from companion_desktop.cli.common import CliError, open_service, terminal_text
 from companion_desktop.llm.base import LlmError
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.provider_setup import Overrides, ProviderNotReady, open_provider, provider_config
@@ -24,22 +24,6 @@ from companion_desktop.storage.settings import HearingSettings, LlmSettings, loa
 
 if TYPE_CHECKING:
     from companion_desktop.voice.stt import Transcript
-
-
-#: Characters never written to a terminal: C0 controls but tab and newline (ESC starts
-#: screen clears, cursor moves and OSC 52 clipboard writes; CR overwrites the line), DEL,
-#: C1 controls (single-byte CSI/OSC on some terminals) and the bidirectional overrides
-#: and isolates that make text read differently from what it is.
-_TERMINAL_UNSAFE = dict.fromkeys(
-    [*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0x7F, 0xA0),
-     0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-)
-
-
-def terminal_text(text: str) -> str:
-    """``text`` fit for a terminal: every control character but newline and tab dropped,
-    so an escape sequence from the model (or a server) shows as inert text."""
-    return text.translate(_TERMINAL_UNSAFE)
 
 
 class _Printer:

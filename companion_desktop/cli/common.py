@@ -1,5 +1,6 @@
 """What every command of the command line shares: the one-line error, ``--now``, JSON
-output and the character service. Below every command module; imports nothing of them."""
+output, text fit for a terminal and the character service. Below every command module;
+imports nothing of them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,22 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the pipeline loads with the command that needs it, not with the app's start
     from companion_desktop.pipeline.companion import CompanionService
+
+
+#: Characters never written to a terminal: C0 controls but tab and newline (ESC starts
+#: screen clears, cursor moves and OSC 52 clipboard writes; CR overwrites the line), DEL,
+#: C1 controls (single-byte CSI/OSC on some terminals) and the bidirectional overrides
+#: and isolates that make text read differently from what it is.
+_TERMINAL_UNSAFE = dict.fromkeys(
+    [*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0x7F, 0xA0),
+     0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+
+
+def terminal_text(text: str) -> str:
+    """``text`` fit for a terminal: every control character but newline and tab dropped,
+    so an escape sequence from the model (or a server) shows as inert text."""
+    return text.translate(_TERMINAL_UNSAFE)
 
 
 class CliError(Exception):

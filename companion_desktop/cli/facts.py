@@ -15,7 +15,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from companion_desktop.cli.common import print_json
+from companion_desktop.cli.common import print_json, terminal_text
 
 JSON_KEYS = ("id", "content", "category", "importance", "confidence", "reference_count",
              "embedding_model", "created_at", "last_accessed", "source")
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace, now: datetime | None = None) -> int:
         if args.json:
             print_json(rows)
         else:
-            print(format_rows(rows))
+            print(terminal_text(format_rows(rows)))  # memories she wrote
     finally:
         db.close()
     return 0

@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from datetime import datetime
 from typing import Any
 
-from companion_desktop.cli.common import CliError, print_json
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # terminal escapes from model text
+from companion_desktop.cli.common import CliError, print_json, terminal_text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -81,7 +78,7 @@ def run(args: argparse.Namespace, now: datetime | None = None) -> int:
     if args.json:
         print_json(rows)
     else:
-        print(format_rows(rows))
+        print(terminal_text(format_rows(rows)))  # her reminders' text came from the model
     return 0
 
 
@@ -107,7 +104,7 @@ def fire_due(args: argparse.Namespace, db: Any, fixed: datetime | None) -> int:
     try:
         provider = open_provider(provider_config(settings, Overrides(args.provider, args.base_url, args.model)))
     except (ProviderNotReady, LlmError) as error:
-        raise CliError(str(error)) from None
+        raise CliError(terminal_text(str(error))) from None
     runner = TurnRunner(CompanionService(db), provider, clock)
     failed = 0
     try:
@@ -134,6 +131,6 @@ def _report(as_json: bool, reminder_id: int, text: str, status: str, reply: str 
         line = json.dumps({"id": reminder_id, "text": text, "status": status, "reply": reply},
                           ensure_ascii=False)
     else:
-        line = f"⏰ {_CONTROL.sub('', text)}: {_CONTROL.sub('', reply or _SAID.get(status, ''))}"
+        line = terminal_text(f"⏰ {text}: {reply or _SAID.get(status, '')}")
     sys.stdout.write(line + "\n")
     sys.stdout.flush()

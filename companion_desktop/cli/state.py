@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from datetime import datetime
 
-from companion_desktop.cli.common import CliError, open_service, print_json
+from companion_desktop.cli.common import CliError, open_service, print_json, terminal_text
 from companion_desktop.engine.character import RELATIONSHIP_STATS, CharacterState
 from companion_desktop.pipeline.companion import MODE_NAMES, STAGE_NAMES, stat_bar
 from companion_desktop.storage import savefile
@@ -20,7 +20,7 @@ def cmd_state(args: argparse.Namespace, now: datetime) -> int:
     if args.json:
         print_json(savefile.character_to_json(loaded.state))
     else:
-        print(format_state(loaded.state))
+        print(terminal_text(format_state(loaded.state)))  # her mood causes came from the model
     return 0
 
 

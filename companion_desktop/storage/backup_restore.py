@@ -34,8 +34,8 @@ from pathlib import Path
 
 from . import migrate
 from .backup import (
-    FOLDERS, MANIFEST, MODELS_DIR, REASON_RESTORE, BackupError, BackupInfo, Progress, auto_backup,
-    chunks, is_member_name, read_manifest,
+    FOLDERS, FORMAT_VERSION, MANIFEST, MODELS_DIR, REASON_RESTORE, BackupError, BackupInfo,
+    Progress, auto_backup, chunks, is_member_name, read_manifest,
 )  # fmt: skip
 from .paths import DB_FILENAME
 
@@ -85,6 +85,7 @@ def verify(archive: Path, into: Path | None = None, progress: Progress | None = 
     """Check every file of ``archive`` against its manifest (unpacking into ``into`` when
     given); returns the manifest. BackupError names the first problem."""
     manifest = read_manifest(archive)
+    _check_format(archive, manifest.get("format_version"))
     _check_schema(archive, manifest.get("schema_revision"))
     listed: dict[str, dict] = {}
     for entry in manifest["files"]:
@@ -94,7 +95,7 @@ def verify(archive: Path, into: Path | None = None, progress: Progress | None = 
         listed[name] = entry
     if DB_FILENAME not in listed:
         raise BackupError(f"{archive} holds no database.", archive)
-    total = sum(int(e.get("size") or 0) for e in listed.values())
+    total = sum(max(_size(e), 0) for e in listed.values())
     done = 0
     try:
         with zipfile.ZipFile(archive) as zipped:
@@ -106,7 +107,7 @@ def verify(archive: Path, into: Path | None = None, progress: Progress | None = 
             for name, entry in listed.items():
                 if name not in names:
                     raise BackupError(f"{archive} is missing {name}.", archive)
-                digest, size = hashlib.sha256(), 0
+                digest, size, expected = hashlib.sha256(), 0, _size(entry)
                 out = None
                 if into is not None:
                     (into / name).parent.mkdir(parents=True, exist_ok=True)
@@ -116,6 +117,8 @@ def verify(archive: Path, into: Path | None = None, progress: Progress | None = 
                         for chunk in chunks(src):
                             digest.update(chunk)
                             size += len(chunk)
+                            if size > expected:  # stop before a lying member fills the disk
+                                break
                             done += len(chunk)
                             if out is not None:
                                 out.write(chunk)
@@ -133,6 +136,23 @@ def verify(archive: Path, into: Path | None = None, progress: Progress | None = 
         raise BackupError(f"Cannot restore from {archive}: {error.strerror or error}",
                           archive) from error
     return manifest
+
+
+def _size(entry: dict) -> int:
+    size = entry.get("size")
+    return size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else -1
+
+
+def _check_format(archive: Path, version: object) -> None:
+    """Refuse an archive laid out by a newer version (or with no usable format number)."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise BackupError(f"{archive}: its manifest has no usable format version.", archive)
+    if version > FORMAT_VERSION:
+        raise BackupError(
+            f"{archive} was made by a newer version of companion-desktop (backup format "
+            f"{version}; this version reads up to {FORMAT_VERSION}). Update the app to restore it.",
+            archive,
+        )
 
 
 def _check_schema(archive: Path, revisions: object) -> None:
@@ -205,7 +225,12 @@ def restore_backup(data_dir: Path | str, archive: Path, *, now: datetime | None 
         shutil.rmtree(stage, ignore_errors=True)
         raise
     if not pending:
-        _swap(data_dir, stage)
+        try:
+            _swap(data_dir, stage)
+        except OSError as error:
+            raise BackupError(
+                f"The restore stopped midway ({error.strerror or error}); it is finished the "
+                f"next time companion-desktop opens {data_dir}.", db_file) from error
     for other in data_dir.glob(f"{STAGE_PREFIX}*"):  # the latest choice wins
         if other != stage and (other / PENDING).is_file():
             shutil.rmtree(other, ignore_errors=True)

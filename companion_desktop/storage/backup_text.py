@@ -19,3 +19,12 @@ def size_text(n: int) -> str:
 def when_text(moment: datetime) -> str:
     """The local date and time, to the minute: ``2026-03-10 09:30``."""
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def made_text(manifest: dict) -> str:
+    """When an archive was made (its manifest's ``created_at``) as :func:`when_text`
+    writes it, in local time like the list of backups; ``?`` when unreadable."""
+    try:
+        return when_text(datetime.fromisoformat(str(manifest.get("created_at"))))
+    except ValueError:
+        return "?"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -43,6 +44,7 @@ def test_create_list_restore(tmp_path):
     (data / "keepsakes" / "photo.jpg").unlink()
     out = cli("backup", "restore", str(target), data_dir=data).stdout
     assert "Restored" in out and "before" in out
+    assert re.search(r"\(made \d{4}-\d\d-\d\d \d\d:\d\d\) into", out), out  # as `list` shows it
     assert facts(data) == ["User has a cat named Miso."]
     assert (data / "keepsakes" / "photo.jpg").read_bytes() == b"\xff\xd8photo"
     reasons = [r["reason"] for r in json.loads(cli("backup", "list", "--json", data_dir=data).stdout)]
@@ -100,3 +102,15 @@ def test_nothing_to_back_up(tmp_path):
     assert proc.returncode == 1 and "nothing to back up" in proc.stderr
     out = cli("backup", "list", data_dir=tmp_path / "empty").stdout
     assert out.strip().startswith("0 backups, 0 B")
+
+
+def test_no_backup_no_replace(tmp_path):
+    """A replace whose backup cannot be written does not run: a one-line error, data kept."""
+    data = tmp_path / "data"
+    add_fact(data, "User has a cat named Miso.")
+    (data / "backups").write_text("a file where the backups folder goes")
+    save = write(tmp_path / "save.json", web_save())
+    proc = cli("import", str(save), "--replace", data_dir=data, ok=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("companion-desktop: Could not write the backup")
+    assert facts(data) == ["User has a cat named Miso."]

@@ -150,6 +150,14 @@ def _flip(name, data):  # noqa: ANN001, ANN202
     return data if name != "keepsakes/first.jpg" else b"X" + data[1:]
 
 
+def _size_as_text(name, data):  # noqa: ANN001, ANN202
+    if name != "manifest.json":
+        return data
+    manifest = json.loads(data)
+    manifest["files"][0]["size"] = "many"
+    return json.dumps(manifest)
+
+
 def _no_manifest(name, data):  # noqa: ANN001, ANN202
     return None if name == "manifest.json" else data
 
@@ -163,6 +171,9 @@ def _no_manifest(name, data):  # noqa: ANN001, ANN202
         (_no_manifest, "not a companion-desktop backup (no manifest.json)"),
         (bump_manifest(schema_revision=["9999_future"]), "made by a newer version"),
         (bump_manifest(format="something-else"), "not a companion-desktop backup"),
+        (bump_manifest(format_version=2), "newer version of companion-desktop (backup format 2"),
+        (bump_manifest(format_version="1"), "no usable format version"),
+        (_size_as_text, "companion.sqlite3 does not match its checksum"),
         (bump_manifest(files=[{"path": "../evil", "size": 1, "sha256": "0"}]), "unusable path"),
         ("extra file", "which its manifest does not list"),
         ("newer database", "made by a newer version"),
@@ -216,6 +227,23 @@ def test_a_damaged_or_newer_archive_is_refused_and_nothing_changes(data_dir, tmp
     after = sorted(p.name for p in (data_dir / "backups").glob("*")) if (
         data_dir / "backups").exists() else []
     assert after == backups_before  # refused before anything, even the safety backup
+
+
+def test_a_member_longer_than_its_manifest_says_is_not_unpacked_whole(data_dir, tmp_path):
+    """A member that inflates past the size its manifest gives is cut off there and refused,
+    so a small archive cannot fill the disk while it is checked."""
+    good = create_backup(data_dir, tmp_path / "good.zip", now=NOW).path
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(bad, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name in src.namelist():
+            inflated = name == "keepsakes/first.jpg"
+            dst.writestr(name, b"\0" * (8 << 20) if inflated else src.read(name))
+    assert bad.stat().st_size < 1 << 20  # zeros deflate to almost nothing
+    seen = []
+    with pytest.raises(BackupError, match="first.jpg does not match its checksum"):
+        restore_backup(data_dir, bad, now=NOW, progress=lambda *moved: seen.append(moved))
+    assert seen and max(done for done, _ in seen) <= seen[-1][1]
+    assert not list(data_dir.glob(".restore-*"))
 
 
 def test_restore_refuses_while_the_database_is_open(data_dir, tmp_path):
@@ -282,6 +310,28 @@ def test_a_restore_cut_off_mid_swap_is_finished_at_the_next_open(data_dir, tmp_p
     assert not list(data_dir.glob(".restore-*"))
 
 
+def test_a_restore_that_cannot_move_a_file_says_so_and_is_finished_later(data_dir, tmp_path,
+                                                                         monkeypatch):
+    made = create_backup(data_dir, tmp_path / "b.zip", now=NOW)
+    fill(data_dir, "later")
+    real = backup_restore.os.replace
+    calls = []
+
+    def refusing(src, dst):  # noqa: ANN001, ANN202
+        calls.append(src)
+        if len(calls) == 2:
+            raise PermissionError(13, "Permission denied")
+        return real(src, dst)
+
+    monkeypatch.setattr(backup_restore.os, "replace", refusing)
+    with pytest.raises(BackupError, match="stopped midway .Permission denied.; it is finished"):
+        restore_backup(data_dir, made.path, now=NOW)
+    monkeypatch.setattr(backup_restore.os, "replace", real)
+    Database.open(data_dir).close()
+    assert facts(data_dir) == ["User said first."]
+    assert not list(data_dir.glob(".restore-*"))
+
+
 def test_a_half_staged_restore_is_dropped(data_dir):
     stage = data_dir / ".restore-abc" / "new"
     stage.mkdir(parents=True)
@@ -324,37 +374,3 @@ def test_no_backup_of_a_folder_without_data(tmp_path):
     assert backup.daily_backup(tmp_path / "empty", NOW) is None
     with pytest.raises(BackupError, match="nothing to back up"):
         create_backup(tmp_path / "empty", now=NOW)
-
-
-def test_a_migration_is_backed_up_first(data_dir, tmp_path, monkeypatch):
-    """A new revision on top of ours: opening the old database backs it up, then migrates."""
-    migrations = tmp_path / "migrations"
-    shutil.copytree(migrate.MIGRATIONS_DIR, migrations)
-    head = migrate.head_revision()
-    (migrations / "versions" / "9000_test_column.py").write_text(
-        '"""test"""\nimport sqlalchemy as sa\nfrom alembic import op\n\n'
-        'revision = "9000_test_column"\n'
-        f'down_revision = "{head}"\nbranch_labels = None\ndepends_on = None\n\n\n'
-        "def upgrade():\n"
-        '    op.add_column("facts", sa.Column("test_note", sa.Text(), nullable=True))\n\n\n'
-        "def downgrade():\n    pass\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setattr(migrate, "MIGRATIONS_DIR", migrations)
-    monkeypatch.setattr(migrate, "VERSIONS_DIR", migrations / "versions")
-    migrate._revision_graph.cache_clear()
-    migrate._script.cache_clear()
-    try:
-        Database.open(data_dir).close()
-        found = list_backups(data_dir)
-        assert [b.reason for b in found] == ["before migration"]
-        assert found[0].schema == (head,)
-        conn = sqlite3.connect(data_dir / "companion.sqlite3")
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("9000_test_column",)]
-        conn.close()
-        Database.open(data_dir).close()  # at head now: no second backup
-        assert len(list_backups(data_dir)) == 1
-    finally:
-        migrate._revision_graph.cache_clear()
-        migrate._script.cache_clear()

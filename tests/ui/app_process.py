@@ -101,13 +101,13 @@ class AppProcess:
             time.sleep(0.05)
 
     def quit(self, how: str = "sigterm", within: float = 3.0) -> float:
-        """Quit by SIGTERM or her menu's Quit ("menu"); the seconds it took. Asserts exit
-        code 0 within ``within`` s (the process is killed otherwise)."""
+        """Quit by a signal ("sigterm", "sigint", "sighup") or her menu's Quit ("menu"); the
+        seconds it took. Asserts exit code 0 within ``within`` s (else the process is killed)."""
         started = time.monotonic()
         if how == "menu":
             self.flag.write_text("quit")
         else:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(getattr(signal, how.upper()))
         try:
             code = self.proc.wait(within)
         except subprocess.TimeoutExpired:

@@ -4,6 +4,7 @@ the backups list (make one, restore one, the space they take)."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,30 @@ def test_back_up_now_and_restore_at_the_next_start(qtbot, folder, tmp_path):
     assert reasons == ["before restore", "manual"]
 
 
+@pytest.fixture
+def far_zone(monkeypatch):
+    """Local time 12 hours ahead of UTC, so a time shown in UTC reads differently."""
+    monkeypatch.setenv("TZ", "XYZ-12")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_the_restore_message_gives_the_time_the_list_shows(qtbot, folder, far_zone):
+    made = backup.create_backup(Path(folder.db.path).parent, now=T0)
+    page = DataPage(folder, lambda: T0)
+    qtbot.addWidget(page)
+    section = page.backups
+    shown = section.table.item(0, 0).text()
+    assert shown == T0.astimezone().strftime("%Y-%m-%d %H:%M")
+    section.confirm_restore = lambda name: True
+    section.offer_quit = lambda: False
+    with qtbot.waitSignal(section.restored, timeout=WAIT_MS):
+        section.restore(made.path)
+    assert f"The backup from {shown} is ready" in section.status.text()
+
+
 def test_a_damaged_file_is_refused_with_a_message(qtbot, folder, tmp_path):
     page = DataPage(folder, lambda: T0)
     qtbot.addWidget(page)
@@ -135,3 +160,41 @@ def test_screenshot(qtbot, folder, tmp_path):
     assert page.backups.table.rowCount() == 3
     shot = Path(os.environ.get("SHOT_DIR", tmp_path)) / "data_page.png"
     assert page.grab().save(str(shot))
+
+
+def test_file_names_and_file_text_show_literally(qtbot, folder, tmp_path):
+    """A file's name and what it holds are not ours: the status lines and the restore
+    question show them as written (plain text), never as markup."""
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
+
+    name = "<b>x"  # a tag that fits in a file name (no slash)
+
+    def literal(label: QLabel, text: str) -> None:
+        assert text in label.text() and label.textFormat() == Qt.TextFormat.PlainText
+
+    page = DataPage(folder, lambda: T0)
+    qtbot.addWidget(page)
+    save = tmp_path / f"{name}.json"
+    save.write_text('{"version": "2.0", "data": {"character": {"name": "<b>Hana"', encoding="utf-8")
+    page.choose_import_path = lambda: save
+    assert page.import_() is False
+    literal(page.import_status, f"{name}.json was not imported")
+
+    archive = tmp_path / f"{name}.zip"
+    archive.write_bytes(b"not a zip")
+    asked = []
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        literal(box.findChild(QLabel, "qt_msgbox_label"), f"{name}.zip")
+        asked.append(box)
+        box.button(QMessageBox.StandardButton.Yes).click()
+
+    page.backups.choose_archive = lambda: archive
+    QTimer.singleShot(100, answer)
+    assert page.backups.restore_file() is True
+    assert asked
+    qtbot.waitUntil(lambda: not page.backups.busy_now, timeout=WAIT_MS)
+    literal(page.backups.status, f"{name}.zip is damaged or not a backup")

@@ -65,6 +65,18 @@ def test_sigterm_while_idle_quits_cleanly(tmp_path):
     assert len(daily) == 1  # the start made the day's backup, whole (read back from its manifest)
 
 
+@pytest.mark.parametrize("how", ["sigint", "sighup"])
+def test_sigint_and_sighup_quit_like_sigterm(tmp_path, how):
+    """Ctrl+C in the terminal that started her, or that terminal closing."""
+    app = AppProcess(tmp_path / "data", tmp_path / "run")
+    try:
+        app.wait_shown()
+        assert app.quit(how) < 3.0
+    finally:
+        app.kill()
+    assert integrity(tmp_path / "data") == "ok"
+
+
 @pytest.mark.parametrize("how", ["sigterm", "menu"])
 def test_quit_while_her_reply_streams(tmp_path, how):
     with ScriptedServer() as server:

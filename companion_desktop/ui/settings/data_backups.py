@@ -31,11 +31,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from companion_desktop.storage.backup_text import size_text, when_text
 from companion_desktop.storage import backup
 from companion_desktop.storage.backup import BackupInfo
 from companion_desktop.storage.backup_restore import Restored, pending_restore, restore_backup
+from companion_desktop.storage.backup_text import made_text, size_text, when_text
 from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.plain import ask_yes_no, plain, plain_tip
 from companion_desktop.ui.settings.llm_page import status
 
 ARCHIVE_FILTER = "Backups (*.zip);;All files (*)"
@@ -95,7 +96,7 @@ class BackupsSection(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumHeight(150)
         layout.addWidget(self.table)
-        self.space = QLabel(objectName="pageHint", wordWrap=True)
+        self.space = plain(QLabel(objectName="pageHint", wordWrap=True))  # the folder's path
         self.space.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.space)
         self.bar = QProgressBar(objectName="backupProgress")
@@ -103,7 +104,7 @@ class BackupsSection(QWidget):
         self.bar.setTextVisible(False)
         self.bar.hide()
         layout.addWidget(self.bar)
-        self.status = QLabel(objectName="statusLine", wordWrap=True)
+        self.status = plain(QLabel(objectName="statusLine", wordWrap=True))  # file names
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status.hide()
         layout.addWidget(self.status)
@@ -118,7 +119,7 @@ class BackupsSection(QWidget):
                      size_text(item.size))
             for column, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
-                cell.setToolTip(str(item.path))
+                cell.setToolTip(plain_tip(item.path))
                 self.table.setItem(row, column, cell)
             button = QPushButton("Restore", objectName="secondaryButton")
             button.setEnabled(not self.busy_now)
@@ -189,8 +190,7 @@ class BackupsSection(QWidget):
     def _restored(self, done: Restored) -> None:
         self._busy(False)
         self.refresh()
-        made = done.manifest.get("created_at", "")
-        status(self.status, f"✓  The backup from {made[:16].replace('T', ' ')} is ready. It "
+        status(self.status, f"✓  The backup from {made_text(done.manifest)} is ready. It "
                             "takes her place when the app starts again; what is said until "
                             "then is not kept.", "ok")
         self.restored.emit(done)
@@ -199,12 +199,11 @@ class BackupsSection(QWidget):
 
     # --------------------------------------------------------------- dialogs
     def _confirm(self, name: str) -> bool:
-        answer = QMessageBox.question(
+        return ask_yes_no(  # the file's name is shown as written
             self, "Restore a backup",
             f"Replace everything here with {name}?\n\nHer state, memories, messages, photos, "
             "clips and settings become what they were then. What is here now is backed up "
             "first. The backup takes effect when the app starts again.")
-        return answer == QMessageBox.StandardButton.Yes
 
     def _offer_quit(self) -> bool:
         answer = QMessageBox.question(

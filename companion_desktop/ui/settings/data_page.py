@@ -34,6 +34,7 @@ from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.savefile import ExportSummary, ImportSummary, SaveFile, SaveFileError
 from companion_desktop.ui.background import run_in_background
 from companion_desktop.ui.settings.data_backups import BackupsSection
+from companion_desktop.ui.plain import plain
 from companion_desktop.ui.settings.llm_page import status
 
 FILE_FILTER = "Save files (*.json);;All files (*)"
@@ -101,7 +102,7 @@ class DataPage(QWidget):
         self.export_button = QPushButton("Export a save file…", objectName="secondaryButton")
         self.export_button.clicked.connect(self.export)
         layout.addLayout(self._line(self.export_button))
-        self.export_status = QLabel(objectName="statusLine", wordWrap=True)
+        self.export_status = plain(QLabel(objectName="statusLine", wordWrap=True))  # file names
         self.export_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.export_status.hide()
         layout.addWidget(self.export_status)
@@ -120,7 +121,7 @@ class DataPage(QWidget):
         self.busy.setTextVisible(False)
         self.busy.hide()
         layout.addWidget(self.busy)
-        self.import_status = QLabel(objectName="statusLine", wordWrap=True)
+        self.import_status = plain(QLabel(objectName="statusLine", wordWrap=True))  # and file text
         self.import_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.import_status.hide()
         layout.addWidget(self.import_status)
