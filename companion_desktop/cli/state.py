@@ -13,6 +13,7 @@ from companion_desktop.pipeline.companion import MODE_NAMES, STAGE_NAMES, stat_b
 from companion_desktop.storage import savefile
 from companion_desktop.storage.db import Database
 from companion_desktop.storage.paths import resolve_data_dir
+from companion_desktop.storage.savefile_text import export_text, import_text
 
 
 def cmd_state(args: argparse.Namespace, now: datetime) -> int:
@@ -66,7 +67,7 @@ def cmd_mode(args: argparse.Namespace, now: datetime) -> int:
 def cmd_export(args: argparse.Namespace, now: datetime) -> int:
     db = Database.open(resolve_data_dir(args.data_dir))
     summary = savefile.write_save_file(db, args.file, now)
-    print(f"Exported to {args.file}: {summary}")
+    print(export_text(summary))
     return 0
 
 
@@ -76,7 +77,7 @@ def cmd_import(args: argparse.Namespace, now: datetime) -> int:
     save = savefile.read_save_file(args.file)
     db = Database.open(resolve_data_dir(args.data_dir))
     summary = savefile.import_save(db, save, args.how, now)
-    print(f"Imported {args.file} ({args.how}): {summary}")
+    print(f"{args.file}: {import_text(summary)}")
     return 0
 
 

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from ..engine.character import CharacterState, MoodState
 from ..engine.familiarity import Familiarity
 from . import repository
-from .backup import REASON_REPLACE, auto_backup, new_generation
+from .backup import REASON_REPLACE, BackupError, auto_backup, new_generation
 from .db import Database
 from .models import (
     CharacterRow, CompletedEventRow, FactRow, RelationshipRow, SessionRow, TurnRow,
@@ -87,7 +87,11 @@ def import_save(
     summary = ImportSummary(mode=mode, imported_at=now)
     data = save.data
     if mode == "replace":
-        auto_backup(db.path.parent, REASON_REPLACE, now)
+        try:
+            auto_backup(db.path.parent, REASON_REPLACE, now)
+        except BackupError as error:
+            raise BackupError(f"{error}. Nothing was imported: a replace runs only after "
+                              "what it replaces is backed up.") from error
     with db.session() as session:
         if mode == "replace":
             for model in (TurnRow, SessionRow, FactRow, CompletedEventRow, CharacterRow):

@@ -88,7 +88,9 @@ def test_a_replace_import_is_backed_up_first(tmp_path):
     data = tmp_path / "data"
     add_fact(data, "User has a cat named Miso.")
     save = write(tmp_path / "save.json", web_save())
-    cli("import", str(save), "--replace", data_dir=data)
+    said = cli("import", str(save), "--replace", data_dir=data).stdout
+    assert "ImportSummary" not in said and "Imported (replace):" in said
+    assert "What was here before is in a backup." in said
     rows = json.loads(cli("backup", "list", "--json", data_dir=data).stdout)
     assert [r["reason"] for r in rows] == ["before replace import"]
     cli("import", str(save), "--merge", data_dir=data)  # a merge deletes nothing: no backup
@@ -113,4 +115,5 @@ def test_no_backup_no_replace(tmp_path):
     proc = cli("import", str(save), "--replace", data_dir=data, ok=False)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("companion-desktop: Could not write the backup")
+    assert "Nothing was imported" in proc.stderr
     assert facts(data) == ["User has a cat named Miso."]

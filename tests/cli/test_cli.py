@@ -163,7 +163,9 @@ def test_relationship_card_and_tracking_switch(tmp_path):
 def test_export_import_round_trip(tmp_path):
     cli("import", str(write(tmp_path / "w.json", web_save())), "--replace", data_dir=tmp_path / "a")
     out = tmp_path / "save.json"
-    cli("--now", "2026-03-01T12:30:00+00:00", "export", str(out), data_dir=tmp_path / "a")
+    said = cli("--now", "2026-03-01T12:30:00+00:00", "export", str(out),
+               data_dir=tmp_path / "a").stdout
+    assert said.startswith(f"Wrote {out} (") and "1 memory" in said and "Summary(" not in said
     save = json.loads(out.read_text())
     assert save["version"] == "2.0" and "relationship" in save["data"]
     assert "embedding" not in out.read_text()

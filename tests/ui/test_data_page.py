@@ -10,7 +10,8 @@ from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.facts import FactService
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage.db import Database
-from companion_desktop.ui.settings.data_page import DataPage, describe_counts
+from companion_desktop.storage.savefile_text import describe_counts
+from companion_desktop.ui.settings.data_page import DataPage
 from tests.conftest import T0
 from tests.memory.vector_helpers import ScriptedEmbedder, axis
 

@@ -32,15 +32,13 @@ from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage import savefile
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.savefile import ExportSummary, ImportSummary, SaveFile, SaveFileError
+from companion_desktop.storage.savefile_text import describe_counts, export_text, import_text
 from companion_desktop.ui.background import run_in_background
 from companion_desktop.ui.settings.data_backups import BackupsSection
 from companion_desktop.ui.plain import plain
 from companion_desktop.ui.settings.llm_page import status
 
 FILE_FILTER = "Save files (*.json);;All files (*)"
-#: (one, many) names of each kind.
-KIND_NAMES = {"facts": ("memory", "memories"), "sessions": ("session", "sessions"),
-              "turns": ("message", "messages"), "completed_events": ("event", "events")}
 EMBEDDING_NOTE = ("Save files leave out the memory embeddings. After an import they are "
                   "rebuilt in the background; until then memory search uses keywords.")
 
@@ -52,22 +50,6 @@ def save_counts(save: SaveFile) -> dict[str, int]:
             "relationship": int(data.relationship is not None),
             "facts": len(data.facts), "sessions": len(data.sessions),
             "turns": len(data.conversation_turns), "completed_events": len(data.completed_events)}
-
-
-def describe_counts(counts: dict[str, int]) -> str:
-    """"3 memories, 2 sessions, 40 messages, 1 event" (kinds with none left out)."""
-    parts = []
-    for kind in ("facts", "sessions", "turns", "completed_events"):
-        n = counts.get(kind, 0)
-        if n:
-            parts.append(f"{n} {KIND_NAMES[kind][n != 1]}")
-    if counts.get("character"):
-        parts.insert(0, "her state")
-    return ", ".join(parts) or "nothing"
-
-
-def _size(n: int) -> str:
-    return f"{n / 1024:.1f} KB" if n < 1024 * 1024 else f"{n / 2**20:.1f} MB"
 
 
 class DataPage(QWidget):
@@ -154,8 +136,7 @@ class DataPage(QWidget):
         except (SaveFileError, StorageError) as error:
             status(self.export_status, f"✗  {error}", "error")
             return None
-        status(self.export_status, f"✓  Wrote {summary.path} ({_size(summary.size_bytes)}): "
-                                   f"{describe_counts(summary.counts)}.", "ok")
+        status(self.export_status, f"✓  {export_text(summary)}", "ok")
         return summary
 
     # --------------------------------------------------------------- import
@@ -218,16 +199,9 @@ class DataPage(QWidget):
         rebuild = getattr(self.facts, "rebuild_index", None)
         if callable(rebuild):
             rebuild()
-        added = describe_counts(summary.imported)
-        skipped = sum(n for kind, n in summary.skipped.items()
-                      if kind not in ("character", "relationship"))
-        text = f"✓  Imported ({summary.mode}): {added}."
-        if skipped:
-            text += f" {skipped} already here (skipped)."
-        if summary.mode == "merge" and summary.skipped.get("character"):
-            text += " Her current state was kept."
+        text = f"✓  {import_text(summary)}"
         if summary.mode == "replace":
-            text += " What was here before is in a backup (below)."
+            text = text[:-1] + " (below)."
         if summary.imported.get("facts"):
             text += " Memory embeddings are being rebuilt in the background."
         status(self.import_status, text, "ok")
