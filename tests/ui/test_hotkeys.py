@@ -130,6 +130,29 @@ def test_hotkeys_show_hide_her_and_toggle_click_through(desktop, service, qtbot,
     desktop.hotkeys.stop()
 
 
+@pytest.mark.skipif(not os.environ.get("DISPLAY") or shutil.which("xdotool") is None,
+                    reason="needs an X display and xdotool")
+def test_the_push_to_talk_hotkey_opens_and_closes_her_microphone(desktop, service, qtbot,  # noqa: F811
+                                                                 neutral_focus, tmp_path):
+    """Held in another program's window: the microphone opens on the key's press and
+    closes on its release, as with the mic button."""
+    from tests.ui.hearing_fixtures import listen_to_file, save_hearing
+
+    hearing = desktop.chat.hearing
+    source = listen_to_file(hearing, tmp_path / "cache")
+    save_hearing(service, mode="push_to_talk")
+    hearing.reload()
+    with service.db.session() as session:
+        save_settings(session, HotkeySettings(enabled=True, push_to_talk="F10"))
+    desktop.start_hotkeys()
+    assert desktop.hotkeys.problem is None and hearing.state == "ready"
+    press("keydown", "F10")
+    qtbot.waitUntil(lambda: hearing.state == "hearing" and source.active, timeout=5000)
+    press("keyup", "F10")
+    qtbot.waitUntil(lambda: hearing.source is None and hearing.state == "ready", timeout=5000)
+    desktop.hotkeys.stop()
+
+
 def test_settings_round_trip_and_checks(service, qtbot):
     from companion_desktop.ui.settings.display_page import DisplayPage
     from companion_desktop.ui.settings.llm_page import SettingsProblem

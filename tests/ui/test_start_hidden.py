@@ -1,5 +1,6 @@
 """Settings > Display > At start, in the real app: "overlay" starts with only her on the
-desktop (the chat window stays hidden until asked for); "no" shows both."""
+desktop (the chat window stays hidden until asked for); "no" shows both; "tray" with no
+tray to come back from (Xvfb has none) shows her rather than nothing."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ def viewable(app: AppProcess, title: str) -> bool:
     return False
 
 
-@pytest.mark.parametrize("start_hidden,chat,overlay", [("overlay", False, True), ("no", True, True)])
+@pytest.mark.parametrize("start_hidden,chat,overlay", [("overlay", False, True), ("no", True, True),
+                                                      ("tray", False, True)])
 def test_at_start(tmp_path, start_hidden, chat, overlay):
     with Database.open(tmp_path / "data") as db, db.session() as session:
         save_settings(session, DisplaySettings(start_hidden=start_hidden))
