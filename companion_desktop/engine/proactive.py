@@ -52,7 +52,7 @@ REMARK = "remark"
 
 @dataclass(frozen=True)
 class Limits:
-    """The user's numbers (Settings > Display > Speaking first)."""
+    """The user's numbers (Settings > Desktop > Speaking first)."""
 
     absence: timedelta = timedelta(hours=2)
     silence: timedelta = timedelta(minutes=45)

@@ -54,7 +54,7 @@ class DisplaySettings(SettingsSection):
 
 
 class HotkeySettings(SettingsSection):
-    """Settings > Display > Global hotkeys: keys that work whichever window has the focus,
+    """Settings > Desktop > Global hotkeys: keys that work whichever window has the focus,
     written as Qt shows them ("Ctrl+Alt+H"); blank turns one off. ``enabled`` (off until
     the user turns it on: the listener watches every key typed anywhere) starts listening.
     Push-to-talk has no key by default (F9 works inside her windows)."""
@@ -66,14 +66,17 @@ class HotkeySettings(SettingsSection):
     push_to_talk: str = Field(default="", max_length=40)
     toggle_dnd: str = Field(default="Ctrl+Alt+N", max_length=40)
 
-    def bindings(self) -> dict[str, str]:
-        """Action -> key text, nothing when hotkeys are off."""
-        if not self.enabled:
-            return {}
+    def keys(self) -> dict[str, str]:
+        """Action -> key text, whether or not global hotkeys are on (they also work
+        inside her windows)."""
         return {"toggle_overlay": self.toggle_overlay,
                 "toggle_click_through": self.toggle_click_through,
                 "push_to_talk": self.push_to_talk,
                 "toggle_dnd": self.toggle_dnd}
+
+    def bindings(self) -> dict[str, str]:
+        """Action -> key text for the global listener, nothing when hotkeys are off."""
+        return self.keys() if self.enabled else {}
 
 
 class LlmSettings(SettingsSection):
@@ -258,7 +261,7 @@ def save_settings(session: Session, instance: SettingsSection, now: datetime | N
 
 
 class ProactiveSettings(SettingsSection):
-    """Settings > Display > Quiet time and speaking first (``ui.settings.proactive_section``).
+    """Settings > Desktop > Quiet time and speaking first (``ui.settings.proactive_section``).
 
     ``do_not_disturb``: no speaking first, no pop-up notifications, reminders silent
     (still saved and shown in the chat). ``speak_first`` None follows the mode (on in
@@ -281,7 +284,7 @@ class ProactiveSettings(SettingsSection):
 
 
 class WalkingSettings(SettingsSection):
-    """Settings > Display: whether she walks along the window or panel she stands on now
+    """Settings > Desktop > Walking: whether she walks along the window or panel she stands on now
     and then, and sometimes sits on a window's top edge."""
 
     SECTION: ClassVar[str] = "walking"
@@ -289,7 +292,7 @@ class WalkingSettings(SettingsSection):
 
 
 class DesktopLifeSettings(SettingsSection):
-    """Settings > Display > On the desktop (X11 only). ``gravity``: let go in the air, she
+    """Settings > Desktop > On the desktop (X11 only). ``gravity``: let go in the air, she
     falls onto the window top or the bottom of the screen below her, and rides on windows
     (off: she stays exactly where she is put). ``hide_fullscreen``: she hides while the
     active window is fullscreen. ``always_hide``: applications (WM_CLASS names) whose active

@@ -80,6 +80,7 @@ class Desktop(QObject):
                 else None if self.overlay.isVisible() else "hidden")
         self.tray = self._make_tray()
         self.hotkeys = GlobalHotkeys(self)
+        self.hotkeys.windows = [chat, self.overlay]
         self.hotkeys.triggered.connect(self._hotkey)
         self.hotkeys.talk.connect(lambda down: (chat.hearing.press if down else
                                                 chat.hearing.release)())
@@ -258,13 +259,15 @@ class Desktop(QObject):
         self.chat.open_settings()
 
     def start_hotkeys(self) -> None:
-        """(Re)start the global hotkeys from Settings; a refusal is kept for Settings to show."""
+        """(Re)start the global hotkeys from Settings; a refusal is kept for Settings to show.
+        While they are off or refused, the same keys work in her windows."""
         try:
             with self.service.db.read_session() as session:
                 settings = load_settings(session, HotkeySettings)
         except StorageError:
             settings = HotkeySettings()
         self.hotkeys.start(settings.bindings())
+        self.hotkeys.set_window_keys(settings.keys())
 
     def _hotkey(self, action: str) -> None:
         if action == "toggle_overlay":

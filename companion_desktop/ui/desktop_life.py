@@ -1,9 +1,9 @@
 """Her life on the desktop, put together for the overlay: the desktop as the window
 manager sees it (``DesktopX11``), where she stands (``Placement``) and when she steps out
-of the way (``FullscreenGuard``), all following Settings > Display > On the desktop.
+of the way (``FullscreenGuard``), all following Settings > Desktop > On the desktop.
 
 ``walker`` (``ui.walker``, when there is an animation director) walks her along her
-surface now and then, with Settings > Display > Walking and gravity on. ``windows`` is the
+surface now and then, with Settings > Desktop > Walking and gravity on. ``windows`` is the
 active window for speaking first ("not while fullscreen") and window awareness
 (``engine.proactive.ActiveWindowSource``). With gravity, hiding, speaking first and window
 awareness all off, the desktop is not read at all.
@@ -54,7 +54,7 @@ class DesktopLife(QObject):
             overlay.drag_started.connect(self.walker.interrupt)
 
     def reload(self) -> None:
-        """Take Settings > Display > On the desktop as saved now."""
+        """Take Settings > Desktop > On the desktop as saved now."""
         try:
             with self.service.db.read_session() as session:
                 settings = load_settings(session, DesktopLifeSettings)

@@ -12,6 +12,11 @@ thread through a socket pair watched by a ``QSocketNotifier``, and come out as s
 refuses (a Wayland session without X11, no display, a platform pynput cannot hook, or
 macOS without the Accessibility permission) :attr:`GlobalHotkeys.problem` says why, in
 words for Settings, and nothing is listened to.
+
+Whenever the listener does not run (hotkeys off, or refused), the same keys still work
+while one of her windows has the focus (:meth:`GlobalHotkeys.set_window_keys`: Qt
+shortcuts on each of her windows), so Ctrl+Alt+K brings clicks back from the chat window
+on any system.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ import socket
 import threading
 from typing import Any
 
-from PySide6.QtCore import QObject, QSocketNotifier, Signal
+from PySide6.QtCore import QObject, QSocketNotifier, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QWidget
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +87,7 @@ def refusal() -> str | None:
         if session == "wayland" or os.environ.get("WAYLAND_DISPLAY"):
             return ("Global hotkeys are not available in this Wayland session: Wayland lets "
                     "no app read keys meant for other windows, and no X11 display (XWayland) "
-                    "was found. The keys below work while her windows have the focus; the "
+                    "was found. The keys here work while her windows have the focus; the "
                     "tray icon shows or hides her.")
         return "Global hotkeys need a display (no DISPLAY is set)."
     return None
@@ -115,6 +122,8 @@ class GlobalHotkeys(QObject):
         self._talking = False
         self.bindings: dict[str, str] = {}
         self.problem: str | None = None
+        self.windows: list[QWidget] = []  # her windows, for the keys while they have the focus
+        self._shortcuts: list[QShortcut] = []
 
     @property
     def running(self) -> bool:
@@ -169,6 +178,29 @@ class GlobalHotkeys(QObject):
         self._notifier = QSocketNotifier(watch.reader.fileno(), QSocketNotifier.Type.Read, self)
         self._notifier.activated.connect(self._read)
         return None
+
+    def set_window_keys(self, keys: dict[str, str]) -> None:
+        """``keys`` (action -> Qt key text, as stored) while one of :attr:`windows` has
+        the focus; ``triggered`` fires as for a global key. Only while the listener does
+        not run (it hears keys in her windows too); push-to-talk is left to the windows'
+        own key (it needs the release)."""
+        for shortcut in self._shortcuts:
+            shortcut.setEnabled(False)
+            shortcut.deleteLater()
+        self._shortcuts = []
+        if self.running:
+            return
+        for action, text in keys.items():
+            if action not in _CODES.values() or not text.strip():
+                continue
+            sequence = QKeySequence(text.strip(), QKeySequence.SequenceFormat.PortableText)
+            if sequence.isEmpty():
+                continue
+            for window in self.windows:
+                shortcut = QShortcut(sequence, window)
+                shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+                shortcut.activated.connect(lambda a=action: self.triggered.emit(a))
+                self._shortcuts.append(shortcut)
 
     def _read(self) -> None:
         watch = self._watch

@@ -1,6 +1,6 @@
 """Desktop life through the app's own overlay (her real picture, the real Desktop wiring)
 under openbox: dragged and let go over a window she falls onto its top and the place is
-saved; Settings > Display > On the desktop turns each behaviour on and off."""
+saved; Settings > Desktop > On the desktop turns each behaviour on and off."""
 
 from __future__ import annotations
 
@@ -112,9 +112,9 @@ def test_hiding_for_fullscreen_follows_settings_and_keeps_her_saved_as_shown(
 
 
 def test_the_settings_section_saves_and_explains(qtbot, service):
-    from companion_desktop.ui.settings.display_page import DisplayPage
+    from companion_desktop.ui.settings.desktop_page import DesktopPage
 
-    page = DisplayPage(service)
+    page = DesktopPage(service)
     qtbot.addWidget(page)
     section = page.desktop_life
     assert section.gravity.isChecked() and section.hide_fullscreen.isChecked()
@@ -126,7 +126,7 @@ def test_the_settings_section_saves_and_explains(qtbot, service):
         saved = load_settings(session, DesktopLifeSettings)
     assert saved.gravity is False and saved.hide_fullscreen is True
     assert saved.always_hide == ["steam", "Zoom"] and saved.never_hide == ["mpv"]
-    again = DisplayPage(service)
+    again = DesktopPage(service)
     qtbot.addWidget(again)
     assert again.desktop_life.always.text() == "steam, Zoom"
     assert not again.desktop_life.gravity.isChecked()

@@ -132,6 +132,37 @@ def test_hotkeys_show_hide_her_and_toggle_click_through(desktop, service, qtbot,
 
 @pytest.mark.skipif(not os.environ.get("DISPLAY") or shutil.which("xdotool") is None,
                     reason="needs an X display and xdotool")
+def test_with_global_hotkeys_off_the_keys_work_in_her_windows(desktop, service, qtbot):  # noqa: F811
+    """Off (the default) or refused, the same keys still work while the chat window has
+    the focus: the way back from click-through on any system. Real key presses."""
+    desktop.start_hotkeys()
+    assert not desktop.hotkeys.running
+    chat, overlay = desktop.chat, desktop.overlay
+    chat.show()
+    qtbot.waitExposed(chat)
+    chat.activateWindow()
+    qtbot.waitUntil(chat.isActiveWindow, timeout=5000)
+    press("key", "ctrl+alt+h")
+    qtbot.waitUntil(lambda: not overlay.isVisible(), timeout=5000)
+    press("key", "ctrl+alt+h")
+    qtbot.waitUntil(overlay.isVisible, timeout=5000)
+    chat.activateWindow()
+    qtbot.waitUntil(chat.isActiveWindow, timeout=5000)
+    clicks_pass = overlay.click_through
+    press("key", "ctrl+alt+k")
+    qtbot.waitUntil(lambda: overlay.click_through is not clicks_pass, timeout=5000)
+    quiet = desktop.talk.quiet
+    press("key", "ctrl+alt+n")
+    qtbot.waitUntil(lambda: desktop.talk.quiet is not quiet, timeout=5000)
+    with service.db.session() as session:  # turned on: the listener has them, not the windows
+        save_settings(session, HotkeySettings(enabled=True))
+    desktop.start_hotkeys()
+    assert desktop.hotkeys.running and not desktop.hotkeys._shortcuts
+    desktop.hotkeys.stop()
+
+
+@pytest.mark.skipif(not os.environ.get("DISPLAY") or shutil.which("xdotool") is None,
+                    reason="needs an X display and xdotool")
 def test_the_push_to_talk_hotkey_opens_and_closes_her_microphone(desktop, service, qtbot,  # noqa: F811
                                                                  neutral_focus, tmp_path):
     """Held in another program's window: the microphone opens on the key's press and
@@ -154,10 +185,10 @@ def test_the_push_to_talk_hotkey_opens_and_closes_her_microphone(desktop, servic
 
 
 def test_settings_round_trip_and_checks(service, qtbot):
-    from companion_desktop.ui.settings.display_page import DisplayPage
+    from companion_desktop.ui.settings.desktop_page import DesktopPage
     from companion_desktop.ui.settings.llm_page import SettingsProblem
 
-    page = DisplayPage(service)
+    page = DesktopPage(service)
     qtbot.addWidget(page)
     edits = page.hotkeys.edits
     assert not page.hotkeys.enabled.isChecked()  # off until the user turns them on
@@ -176,7 +207,7 @@ def test_settings_round_trip_and_checks(service, qtbot):
     assert (saved.enabled, saved.toggle_overlay, saved.toggle_click_through,
             saved.push_to_talk) == (True, "Ctrl+Alt+H", "Ctrl+Shift+K", "F10")
     assert saved.bindings()["push_to_talk"] == "F10"
-    again = DisplayPage(service)
+    again = DesktopPage(service)
     qtbot.addWidget(again)
     assert again.hotkeys.keys() == page.hotkeys.keys()
     again.hotkeys.enabled.setChecked(False)

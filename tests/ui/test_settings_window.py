@@ -179,3 +179,34 @@ def test_display_page_saves_mood_faces_and_frame_rate(qtbot, service):
         assert load_settings(session, DisplaySettings).mood_expressions is False
         assert load_settings(session, DisplaySettings).yield_cpu is False
         assert load_settings(session, AvatarSettings).fps == 24
+
+
+def test_desktop_page_holds_life_on_the_desktop_and_saves_from_the_dialog(qtbot, service):
+    from companion_desktop.storage.settings import (
+        HotkeySettings,
+        ProactiveSettings,
+        WalkingSettings,
+        load_settings,
+    )
+    from companion_desktop.ui.settings import SettingsDialog
+    from companion_desktop.ui.settings.dialog import PAGES
+
+    dialog = SettingsDialog(service, lambda: T0, page="Desktop")
+    qtbot.addWidget(dialog)
+    assert dialog.nav.currentItem().text() == "Desktop"
+    assert dialog.stack.currentWidget().widget().findChild(type(dialog.desktop)) is dialog.desktop
+    assert not hasattr(dialog.display, "hotkeys")  # the Display page is only about her look
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    for row in range(len(PAGES)):  # every page fits the window's width: no sideways scrolling
+        dialog.show_page(PAGES[row])
+        qtbot.wait(20)
+        assert not dialog.stack.currentWidget().horizontalScrollBar().isVisible(), PAGES[row]
+    dialog.desktop.walking.enabled.setChecked(False)
+    dialog.desktop.hotkeys.enabled.setChecked(True)
+    dialog.desktop.proactive.cap.setValue(2)
+    assert dialog.save()
+    with service.db.read_session() as session:
+        assert load_settings(session, WalkingSettings).enabled is False
+        assert load_settings(session, HotkeySettings).enabled is True
+        assert load_settings(session, ProactiveSettings).daily_cap == 2

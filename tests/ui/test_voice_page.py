@@ -243,7 +243,7 @@ def test_a_server_needs_an_address(page):
 
 
 def test_the_dialog_shows_voice_and_tools_and_saves_them(qtbot, service):
-    assert dialog_module.PAGES.index("Voice") == dialog_module.PAGES.index("Display") + 1
+    assert dialog_module.PAGES.index("Voice") == dialog_module.PAGES.index("Desktop") + 1
     assert dialog_module.PAGES.index("Tools") == dialog_module.PAGES.index("Animations") + 1
     dlg = SettingsDialog(service, lambda: T0, page="Voice")
     qtbot.addWidget(dlg)

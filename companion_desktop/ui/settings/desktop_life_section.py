@@ -1,4 +1,4 @@
-"""Settings > Display > On the desktop: gravity (and riding on windows), hiding for
+"""Settings > Desktop > On the desktop: gravity (and riding on windows), hiding for
 fullscreen windows, and the per-application hide rules. Under them, a line says whether
 this desktop can be read (X11) or why not, so a switch that does nothing is explained."""
 
@@ -17,7 +17,7 @@ APPS_HINT = ("Application names, separated by commas, as the window manager know
 
 
 class DesktopLifeSection(QWidget):
-    """A column for the Display form; ``apply()`` saves it."""
+    """A column for the Desktop page's form; ``apply()`` saves it."""
 
     def __init__(self, service: CompanionService, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -24,6 +24,7 @@ from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.settings.animations_page import AnimationsPage
 from companion_desktop.ui.settings.character_page import CharacterPage
 from companion_desktop.ui.settings.data_page import DataPage
+from companion_desktop.ui.settings.desktop_page import DesktopPage
 from companion_desktop.ui.settings.display_page import DisplayPage
 from companion_desktop.ui.settings.llm_page import LlmPage, SettingsProblem
 from companion_desktop.ui.settings.mcp_page import McpPage
@@ -31,7 +32,8 @@ from companion_desktop.ui.settings.memory_page import MemoryPage
 from companion_desktop.ui.settings.voice_page import VoicePage
 from companion_desktop.ui.style import STYLE_SHEET
 
-PAGES = ("LLM Model", "Character", "Display", "Voice", "Animations", "Tools", "Memory", "Data")
+PAGES = ("LLM Model", "Character", "Display", "Desktop", "Voice", "Animations", "Tools", "Memory",
+         "Data")
 
 
 class SettingsDialog(QDialog):
@@ -57,6 +59,7 @@ class SettingsDialog(QDialog):
         self.llm = LlmPage(service)
         self.character = CharacterPage(service, clock, host=host)
         self.display = DisplayPage(service)
+        self.desktop = DesktopPage(service)
         self.voice = VoicePage(service)
         self.animations = AnimationsPage(service, host=host)
         self.tools = McpPage(service)
@@ -76,8 +79,8 @@ class SettingsDialog(QDialog):
         self.nav.addItems(PAGES)
         self.nav.setFixedWidth(180)
         self.stack = QStackedWidget(objectName="settingsStack")
-        for widget in (self.llm, self.character, self.display, self.voice, self.animations,
-                       self.tools, self.memory, self.data):
+        for widget in (self.llm, self.character, self.display, self.desktop, self.voice,
+                       self.animations, self.tools, self.memory, self.data):
             scroll = QScrollArea(objectName="pageScroll")
             scroll.setWidgetResizable(True)
             holder = QWidget(objectName="settingsPage")
@@ -112,7 +115,8 @@ class SettingsDialog(QDialog):
     def save(self) -> bool:
         """Write every page; on a problem, show it and stay open. True when saved."""
         self.problem.clear()
-        pages = (self.llm, self.character, self.display, self.voice, self.animations, self.tools)
+        pages = (self.llm, self.character, self.display, self.desktop, self.voice,
+                 self.animations, self.tools)
         applied = 0
         try:
             for page in pages:

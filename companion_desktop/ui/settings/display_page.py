@@ -1,7 +1,8 @@
 """Settings > Display: her mood faces, personalized moments, the overlay's frame rate,
 whether other programs (a local language model) go first for the CPU, and how the app
-starts: with the computer (an XDG autostart entry, Linux only) and what shows at start,
-and the global hotkeys (``hotkeys_section``)."""
+starts: with the computer (an XDG autostart entry, Linux only) and what shows at start.
+Her life on the desktop and the global hotkeys are on Settings > Desktop
+(``desktop_page``)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,7 @@ from companion_desktop.storage.settings import (
     load_settings,
     save_settings,
 )
-from companion_desktop.ui.settings.desktop_life_section import DesktopLifeSection
-from companion_desktop.ui.settings.hotkeys_section import HotkeysSection
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form
-from companion_desktop.ui.settings.proactive_section import ProactiveSection
-from companion_desktop.ui.settings.walking_section import WalkingSection
 from companion_desktop.ui.switch import Switch
 
 #: Settings > Display > At start: the stored value and what the user reads.
@@ -68,16 +65,8 @@ class DisplayPage(QWidget):
             "speed; she may move less smoothly while it works. Takes effect the next time the "
             "app starts.")
         self._start_rows(form, display)
-        self.desktop_life = DesktopLifeSection(service)
-        form.addRow("On the desktop", self.desktop_life)
-        self.walking = WalkingSection(service)
-        form.addRow("Walking", self.walking)
-        self.hotkeys = HotkeysSection(service)
-        form.addRow("Global hotkeys", self.hotkeys)
         name_labels(form)
         layout.addLayout(form)
-        self.proactive = ProactiveSection(service)
-        layout.addWidget(self.proactive)
         layout.addStretch(1)
 
     def _start_rows(self, form, display: DisplaySettings) -> None:  # noqa: ANN001
@@ -100,9 +89,7 @@ class DisplayPage(QWidget):
         form.addRow("At start", column)
 
     def check(self) -> None:
-        """SettingsProblem for a global hotkey that cannot be one."""
-        self.hotkeys.check()
-        self.proactive.check()
+        """Nothing on this page can be refused before saving."""
 
     def apply(self) -> None:
         """Saves the page; SettingsProblem (nothing of this page saved) when the autostart
@@ -127,10 +114,6 @@ class DisplayPage(QWidget):
             avatar = load_settings(session, AvatarSettings)
             avatar.fps = self.fps.value()
             save_settings(session, avatar)
-        self.hotkeys.apply()
-        self.desktop_life.apply()
-        self.walking.apply()
-        self.proactive.apply()
 
 
 def _switch(form, label: str, text: str, name: str, checked: bool, hint: str) -> Switch:  # noqa: ANN001

@@ -1,4 +1,4 @@
-"""Settings > Display > Global hotkeys: show or hide her, click-through on or off (the way
+"""Settings > Desktop > Global hotkeys: show or hide her, click-through on or off (the way
 back when clicks pass through her and her menu cannot be reached), push-to-talk, and do
 not disturb on or off.
 

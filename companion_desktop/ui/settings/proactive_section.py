@@ -1,4 +1,4 @@
-"""Settings > Display > Quiet time and speaking first: "do not disturb", whether she starts
+"""Settings > Desktop > Quiet time and speaking first: "do not disturb", whether she starts
 a conversation herself (and how often), and window awareness with its deny-list.
 
 Each option says what it does in plain words; the numbers are bounded by the spin boxes
@@ -82,6 +82,10 @@ class ProactiveSection(QWidget):
         self.dnd.toggled.connect(self._touch_dnd)
         form.addRow("Quiet", self._with_hint(self.dnd, DND_HINT))
         self.speak_first = QComboBox(objectName="speakFirstCombo")
+        # Long choices must not widen the page past the window: the list shows them whole.
+        self.speak_first.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.speak_first.setMinimumContentsLength(24)
         for value, text in SPEAK_FIRST:
             self.speak_first.addItem(text, value)
         self.speak_first.setCurrentIndex(

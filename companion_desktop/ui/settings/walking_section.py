@@ -1,4 +1,4 @@
-"""Settings > Display > Walking: whether she walks along the window or panel she stands
+"""Settings > Desktop > Walking: whether she walks along the window or panel she stands
 on now and then (and sometimes sits on a window's top edge). On by default."""
 
 from __future__ import annotations
