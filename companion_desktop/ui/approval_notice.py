@@ -17,6 +17,7 @@ import math
 import unicodedata
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QPlainTextEdit
 
 from companion_desktop.ui.style import fixed_font
@@ -85,6 +86,8 @@ class ApprovalNotice(Notice):
         self.question = approval_text(ticket.request)
         super().__init__(self.question, "ask", [("Allow", lambda: self.answer(True)),
                                                 ("Deny", lambda: self.answer(False))])
+        # Left-aligned like the call under it (a centred question looked indented).
+        self.label.setAlignment(Qt.AlignmentFlag.AlignLeft)
         self.details = QPlainTextEdit(objectName="approvalCall")
         self.details.setReadOnly(True)
         self.details.setFrameShape(QFrame.Shape.StyledPanel)

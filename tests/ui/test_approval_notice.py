@@ -38,6 +38,8 @@ def test_a_long_argument_is_shown_in_full_and_scrolls(transcript, qtbot, tmp_pat
     assert "Tool: write_file" in shown and "Server: files" in shown
     assert "What it does: Write a file." in shown
     assert "not reviewed" in notice.label.text()
+    # the question's lines start at the same left edge as the call under them
+    assert notice.label.alignment() & Qt.AlignmentFlag.AlignLeft
     qtbot.waitUntil(lambda: notice.details.verticalScrollBar().maximum() > 0)
     assert notice.details.height() <= 240  # the box scrolls instead of growing
     bar = notice.details.verticalScrollBar()
