@@ -73,6 +73,7 @@ QProgressBar { background: #f1eaf4; border: none; border-radius: 4px; height: 14
   border-radius: 15px; padding: 6px 14px; }
 #headerButton:hover, #secondaryButton:hover { background: #f6ecfb; }
 #secondaryButton:disabled { color: #b9adc2; }
+#backupList #secondaryButton { padding: 1px 10px; border-radius: 9px; margin: 1px 2px; }
 #linkButton { background: transparent; color: #9b4fc0; border: none; padding: 2px 4px; }
 #linkButton:hover { text-decoration: underline; }
 

@@ -198,3 +198,26 @@ def test_file_names_and_file_text_show_literally(qtbot, folder, tmp_path):
     assert asked
     qtbot.waitUntil(lambda: not page.backups.busy_now, timeout=WAIT_MS)
     literal(page.backups.status, f"{name}.zip is damaged or not a backup")
+
+
+def test_the_list_shows_eight_backups_without_scrolling(qtbot, folder):
+    """The seven automatic backups kept and one more fit; beyond that the list scrolls."""
+    from datetime import timedelta
+
+    from companion_desktop.ui.settings.data_backups import ROWS_SHOWN
+
+    data_dir = Path(folder.db.path).parent
+    for n in range(ROWS_SHOWN):
+        backup.create_backup(data_dir, now=T0 + timedelta(minutes=n))
+    page = DataPage(folder, lambda: T0)
+    qtbot.addWidget(page)
+    page.resize(720, 1400)
+    page.show()
+    qtbot.waitExposed(page)
+    table = page.backups.table
+    assert table.rowCount() == ROWS_SHOWN
+    qtbot.waitUntil(lambda: table.verticalScrollBar().maximum() == 0, timeout=5000)
+    for n in range(ROWS_SHOWN, ROWS_SHOWN + 3):
+        backup.create_backup(data_dir, now=T0 + timedelta(minutes=n))
+    page.backups.refresh()
+    qtbot.waitUntil(lambda: table.verticalScrollBar().maximum() > 0, timeout=5000)

@@ -39,6 +39,8 @@ from companion_desktop.ui.background import run_in_background
 from companion_desktop.ui.plain import ask_yes_no, plain, plain_tip
 from companion_desktop.ui.settings.llm_page import status
 
+#: Backups listed without scrolling: the seven automatic ones kept, and one more.
+ROWS_SHOWN = 8
 ARCHIVE_FILTER = "Backups (*.zip);;All files (*)"
 HINT = ("A backup is the full copy: her database with your settings, the kept photos, "
         "uploaded animation clips and her model (never API keys; those stay in the system "
@@ -94,7 +96,6 @@ class BackupsSection(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         for column in (0, 2, 3):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setMinimumHeight(150)
         layout.addWidget(self.table)
         self.space = plain(QLabel(objectName="pageHint", wordWrap=True))  # the folder's path
         self.space.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -125,6 +126,7 @@ class BackupsSection(QWidget):
             button.setEnabled(not self.busy_now)
             button.clicked.connect(lambda _=False, path=item.path: self.restore(path))
             self.table.setCellWidget(row, 3, button)
+        self._fit_height()
         total = backup.space_used(self.data_dir)
         count = f"{len(found)} backup{'s' * (len(found) != 1)}" if found else "No backups yet"
         self.space.setText(f"{count} · {size_text(total)} in {backup.backup_dir(self.data_dir)}")
@@ -132,6 +134,16 @@ class BackupsSection(QWidget):
             status(self.status, "A restore is waiting: it is swapped in when the app starts "
                                 "again.", "hint")
         return found
+
+    def _fit_height(self) -> None:
+        """Tall enough for every row up to ``ROWS_SHOWN`` (the list scrolls beyond)."""
+        table = self.table
+        table.resizeRowsToContents()
+        for row, button in enumerate(self.restore_buttons()):  # the button is not a cell
+            table.setRowHeight(row, max(table.rowHeight(row), button.sizeHint().height()))
+        rows = sum(table.rowHeight(r) for r in range(min(table.rowCount(), ROWS_SHOWN)))
+        room = table.horizontalHeader().sizeHint().height() + rows + 2 * table.frameWidth() + 2
+        table.setFixedHeight(max(150, room))
 
     def restore_buttons(self) -> list[QPushButton]:
         return [self.table.cellWidget(row, 3) for row in range(self.table.rowCount())]
