@@ -61,7 +61,9 @@ class LocalServer:
 
     @property
     def where(self) -> str:
-        return f"{self.name} (:{self.port})"
+        """``vLLM (:8000)``; port 8080 names both servers that use it."""
+        name = "llama.cpp server or LocalAI" if self.kind == "llamacpp" else self.name
+        return f"{name} (:{self.port})"
 
 
 @dataclass(frozen=True)

@@ -76,3 +76,10 @@ def test_default_ports_are_the_servers_usual_ones():
     assert ports == {"ollama": 11434, "lmstudio": 1234, "llamacpp": 8080, "vllm": 8000,
                      "jan": 1337, "koboldcpp": 5001, "gpt4all": 4891}
     assert set(ports) == set(KINDS)
+
+
+def test_the_places_looked_at_name_every_server():
+    from companion_desktop.llm.local_servers import LocalServer
+
+    assert LocalServer("llamacpp", 8080).where == "llama.cpp server or LocalAI (:8080)"
+    assert LocalServer("vllm", 8000).where == "vLLM (:8000)"
