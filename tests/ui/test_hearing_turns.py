@@ -21,6 +21,7 @@ from tests.ui.hearing_fixtures import (  # noqa: F401 - fixture
     spoken,
 )
 from tests.ui.scripted_provider import Script
+from tests.ui.test_show_image import vision_chat  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.qt, needs_voice,
               pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb)")]
@@ -91,6 +92,34 @@ def test_a_spoken_turn_stops_the_one_in_flight(qtbot, chat, server, tmp_path, mo
     qtbot.waitUntil(lambda: not chat.busy, timeout=WAIT_MS)
     texts = [bubble.text() for bubble in chat.transcript.bubbles()]
     assert any("About the weather" in t for t in texts)
+
+
+REMIND_AND_LOOK = "Look at this photo. Remind me in ten minutes to stretch."
+
+
+def test_a_spoken_turn_takes_the_staged_photo_and_sets_a_reminder(qtbot, vision_chat, server,
+                                                                   tmp_path, model_cache):
+    from companion_desktop.storage.reminders import pending_reminders
+    from tests.ui.scripted_provider import reply_with_block
+    from tests.ui.test_show_image import wait_ready, write_photo
+
+    chat = vision_chat
+    source = hands_free(chat, model_cache)
+    chat.stage_image(str(write_photo(tmp_path / "garden.jpg")), "garden.jpg")
+    wait_ready(qtbot, chat)
+    server.scripts.append(Script(reply_with_block("Pretty! And I will tell you to stretch.")))
+    source.feed(silence(0.5))
+    source.feed(spoken(REMIND_AND_LOOK, tmp_path))
+    qtbot.waitUntil(lambda: len(server.user_messages()) == 1, timeout=WAIT_MS)
+    sent = server.user_messages()[0]
+    assert "image_url" in sent and "stretch" in sent.lower()  # the photo went with her words
+    qtbot.waitUntil(lambda: not chat.busy, timeout=WAIT_MS)
+    assert not chat.photo.staged
+    with chat.service.db.read_session() as session:
+        reminders = pending_reminders(session)
+    # said aloud, set as if typed (the last word may be misheard: its words are not checked)
+    assert len(reminders) == 1 and reminders[0].content
+    assert abs((reminders[0].trigger_at - reminders[0].created_at).total_seconds() - 600) < 5
 
 
 # ------------------------------------------------------------------ her voice (the desktop)
