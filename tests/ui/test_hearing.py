@@ -83,6 +83,13 @@ def test_the_section_without_a_microphone_says_so_and_still_saves(section, servi
     assert section.grab().save(str(tmp_path / "hearing.png"))
 
 
+def test_each_option_says_what_it_does(section):
+    hints = {name: label.text() for name, label in section.hints.items() if label.isVisible()}
+    assert set(hints) == {"sensitivity", "silence", "max_length", "language", "ptt_key"}
+    assert "softer speech" in hints["sensitivity"] and "0.7 s" in hints["silence"]
+    assert "Display > Global hotkeys" in hints["ptt_key"]  # where a key for every program is set
+
+
 def test_the_server_key_goes_to_the_keyring_never_the_database(section, service, memory_keyring):
     section.backend.setCurrentIndex(section.backend.findData("server"))
     assert section.base_url.isVisibleTo(section)
