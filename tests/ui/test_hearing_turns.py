@@ -192,3 +192,28 @@ def test_speaking_over_her_stops_her_voice_and_starts_a_turn(qtbot, desktop, ser
     assert desktop.overlay.bubble.phase.text() == "Hearing…"  # her bubble: she listens
     qtbot.waitUntil(lambda: len(server.user_messages()) == 2, timeout=WAIT_MS)
     assert "like today" in server.user_messages()[1].lower()  # her echo may blur a word
+
+
+@pytest.mark.gl
+def test_push_to_talk_on_her_mic_button_her_key_and_the_global_key(qtbot, desktop, model_cache):
+    """The overlay's mic button, the key while she has the focus and the global push-to-talk
+    hotkey each open the microphone while held; her bubble says she is hearing."""
+    chat, overlay = desktop.chat, desktop.overlay
+    source = listen_to_file(chat.hearing, model_cache)
+    save_hearing(chat.service, mode="push_to_talk", ptt_key="F8")
+    chat.settings_saved()
+    assert overlay.mic_button.isVisible() and "F8" in overlay.mic_button.toolTip()
+    assert chat.hearing.source is None  # closed until held
+    qtbot.mousePress(overlay.mic_button, Qt.MouseButton.LeftButton)
+    assert chat.hearing.state == "hearing" and source.active
+    assert overlay.bubble.phase.text() == "Hearing…"
+    qtbot.mouseRelease(overlay.mic_button, Qt.MouseButton.LeftButton)
+    assert chat.hearing.source is None and chat.hearing.state == "ready"
+    qtbot.keyPress(overlay, Qt.Key.Key_F8)
+    assert chat.hearing.state == "hearing" and source.active
+    qtbot.keyRelease(overlay, Qt.Key.Key_F8)
+    assert chat.hearing.source is None
+    desktop.hotkeys.talk.emit(True)  # the key that works in every program
+    assert chat.hearing.state == "hearing" and source.active
+    desktop.hotkeys.talk.emit(False)
+    assert chat.hearing.source is None and chat.hearing.state == "ready"
