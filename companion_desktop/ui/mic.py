@@ -17,7 +17,7 @@ from collections import deque
 
 import numpy as np
 from PySide6.QtCore import QByteArray, QObject, QTimer, Signal
-from PySide6.QtMultimedia import QAudio, QAudioDevice, QAudioFormat, QAudioSource, QMediaDevices
+from PySide6.QtMultimedia import QAudioDevice, QAudioFormat, QAudioSource, QMediaDevices, QtAudio
 
 from companion_desktop.voice.audio import SAMPLE_RATE as RATE
 from companion_desktop.voice.audio import load_audio, resample
@@ -86,6 +86,13 @@ def to_mono_16k(data: bytes, fmt: QAudioFormat) -> np.ndarray:
     return np.clip(resample(samples, fmt.sampleRate(), RATE), -1.0, 1.0).astype(np.float32)
 
 
+def broken(source: QAudioSource) -> bool:
+    """True when ``source`` reports an error (could not open, stopped by a fault). Its
+    error and state are QtAudio's enums (Qt 6.7 renamed the QAudio namespace): a QAudio
+    value never equals them, and every microphone looked broken."""
+    return source.error() != QtAudio.Error.NoError
+
+
 class AudioSource(QObject):
     """What a source offers: ``chunk(float32 array)``, ``failed(message)``, ``ended``."""
 
@@ -136,7 +143,7 @@ class MicSource(AudioSource):
         fmt = capture_format(device)
         source = QAudioSource(device, fmt, self)
         io = source.start()
-        if io is None or source.error() != QAudio.Error.NoError:
+        if io is None or broken(source):
             source.deleteLater()
             self.failed.emit(f"The microphone “{device.description()}” could not be opened "
                              "(busy or not allowed).")
@@ -163,10 +170,9 @@ class MicSource(AudioSource):
         if data.size():
             self.chunk.emit(to_mono_16k(bytes(data.data()), self._format))
 
-    def _state_changed(self, state: QAudio.State) -> None:
+    def _state_changed(self, state: QtAudio.State) -> None:
         source = self._source
-        if source is not None and state == QAudio.State.StoppedState \
-                and source.error() != QAudio.Error.NoError:
+        if source is not None and state == QtAudio.State.StoppedState and broken(source):
             self._fail(f"The microphone stopped working ({source.error().name}); "
                        "she stopped listening.")
 

@@ -1,0 +1,76 @@
+"""The real microphone path: ``ui.mic`` through QAudioSource, on a sound server started for
+the test with a test microphone that hears what is played into a silent speaker (no sound
+hardware needed; skipped when the sound server's programs are not installed). Before, every
+microphone was "could not be opened": QAudioSource's errors were compared with values of
+the QAudio name that Qt 6.7 replaced by QtAudio."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.voice.sounds import needs_espeak, needs_voice
+
+ROOT = Path(__file__).resolve().parents[2]
+SAY = "Please remind me to water the plants tomorrow morning."
+SERVER_CONFIG = """\
+load-module module-null-sink sink_name=room sink_properties=device.description=Room
+load-module module-virtual-source source_name=testmic master=room.monitor \
+source_properties=device.description=Test_microphone
+load-module module-native-protocol-unix
+set-default-source testmic
+"""
+
+
+@pytest.fixture
+def sound_server(tmp_path):
+    """A private sound server (its own runtime folder) with a test microphone."""
+    if not all(shutil.which(tool) for tool in ("pulseaudio", "paplay", "pactl")):
+        pytest.skip("pulseaudio, paplay and pactl are not installed")
+    home = tmp_path / "sound"
+    home.mkdir()
+    (home / "server.pa").write_text(SERVER_CONFIG)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(home), "HOME": str(home)}
+    server = subprocess.Popen(["pulseaudio", "-n", "-F", str(home / "server.pa"),
+                               "--exit-idle-time=-1", "--daemonize=no"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 15
+    while subprocess.run(["pactl", "info"], env=env, capture_output=True,
+                         check=False).returncode != 0:
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            pytest.skip("the sound server did not start here")
+        time.sleep(0.2)
+    yield env
+    server.terminate()
+    server.wait(10)
+
+
+@needs_voice
+@needs_espeak
+def test_the_microphone_is_heard_through_qt_the_settings_meter_and_her_hearing(
+        sound_server, voice_data, tmp_path):
+    wav = tmp_path / "said.wav"
+    subprocess.run(["espeak-ng", "-w", str(wav), SAY], check=True, timeout=30)
+    env = {**sound_server, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-m", "tests.voice.mic_driver", str(tmp_path / "data"),
+                           str(voice_data["cache"]), str(wav), "room"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "Test_microphone" in out["devices"]
+    assert out["opened"] is True and out["problems"] == [], out
+    assert out["format"] == [16000, 1]  # asked of the device as 16 kHz mono
+    assert out["dtype"] == "float32" and 1.5 < out["seconds"] < 6.0 and out["peak"] > 0.05
+    assert "Test_microphone" in out["picker"] and out["meter_open"] and out["meter_peak"] > 5
+    assert out["meter_closed"]  # the meter's microphone closes with the section
+    assert out["state_before"] == "listening"
+    assert len(out["heard"]) == 1 and "plants" in out["heard"][0].lower(), out
+    assert out["closed"]
