@@ -239,3 +239,21 @@ def test_a_refusing_transcription_server_is_shown_and_no_turn_runs(qtbot, chat, 
     assert not chat.busy and chat.pending is None and server.server.requests == []
     assert chat.hearing.state == "listening"  # still listening for the next try
     source.feed(silence(0.2))
+
+
+def test_the_microphone_is_open_only_while_hands_free_is_on(qtbot, chat, model_cache):
+    source = listen_to_file(chat.hearing, model_cache)
+    assert chat.hearing.source is None and not source.active  # off: nothing open
+    save_hearing(chat.service, mode="hands_free")
+    chat.settings_saved()
+    assert source.active and chat.listen_line.text == "Listening…"
+    qtbot.mouseClick(chat.mic_button, Qt.MouseButton.LeftButton)  # stop listening
+    assert not source.active and chat.hearing.source is None and chat.hearing.state == "paused"
+    assert "Not listening" in chat.listen_line.text
+    source = listen_to_file(chat.hearing, model_cache)
+    qtbot.mouseClick(chat.mic_button, Qt.MouseButton.LeftButton)  # listen again
+    assert source.active and chat.hearing.state == "listening"
+    save_hearing(chat.service, mode="off")
+    chat.settings_saved()
+    assert not source.active and chat.hearing.source is None and chat.mic_button.isHidden()
+    assert not chat.listen_line.isVisible()
