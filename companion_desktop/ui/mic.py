@@ -4,8 +4,8 @@ Both sources emit ``chunk(samples)``: float32 mono at 16 kHz (``voice.audio.SAMP
 a few tens of milliseconds at a time, on the GUI thread. :class:`MicSource` opens a
 ``QAudioSource`` on the chosen input (16 kHz mono 16-bit or float when the device takes
 it, else its own format converted here) only between ``start()`` and ``stop()``; a
-device that is missing, refuses to open, stops with an error or is unplugged gives
-``failed(message)`` and closes. :class:`FileSource` plays samples (a WAV file, an
+device that is missing, refuses to open, stops with an error, stops sending sound (its
+sound server gone) or is unplugged gives ``failed(message)`` and closes. :class:`FileSource` plays samples (a WAV file, an
 array) through the same signal at real time or faster; with ``live`` it goes on with
 silence once they are played, like a quiet microphone, and ``feed`` adds more.
 """
@@ -13,6 +13,7 @@ silence once they are played, like a quiet microphone, and ``feed`` adds more.
 from __future__ import annotations
 
 import logging
+import time
 from collections import deque
 
 import numpy as np
@@ -27,6 +28,10 @@ log = logging.getLogger(__name__)
 READ_MS = 40
 NO_MICROPHONE = "No microphone found. Connect one to talk to her; typing works as always."
 MIC_GONE = "The microphone was disconnected; she stopped listening."
+MIC_SILENT = "The microphone stopped sending sound; she stopped listening."
+#: An open microphone sends sound all the time (silence too): none for this long means it
+#: stopped working, however quiet the audio system is about it.
+STALL_S = 2.0
 
 
 def microphones() -> list[QAudioDevice]:
@@ -124,6 +129,7 @@ class MicSource(AudioSource):
         self._source: QAudioSource | None = None
         self._io = None
         self._format: QAudioFormat | None = None
+        self._heard_at = 0.0
         self._timer = QTimer(self, interval=READ_MS, timeout=self.flush)
         self._devices = QMediaDevices(self)
         self._devices.audioInputsChanged.connect(self._inputs_changed)
@@ -149,7 +155,7 @@ class MicSource(AudioSource):
                              "(busy or not allowed).")
             return False
         self.device, self._source, self._io, self._format = device, source, io, fmt
-        source.stateChanged.connect(self._state_changed)
+        self._heard_at = time.monotonic()
         self._timer.start()
         log.info("microphone open: %s, %d Hz, %d ch", device.description(), fmt.sampleRate(),
                  fmt.channelCount())
@@ -159,22 +165,27 @@ class MicSource(AudioSource):
         self._timer.stop()
         source, self._source, self._io = self._source, None, None
         if source is not None:
-            source.stateChanged.disconnect(self._state_changed)
             source.stop()
             source.deleteLater()
 
     def flush(self) -> None:
-        if self._io is None or self._format is None:
+        """Deliver what was captured; a source that stopped with an error, or sent nothing
+        for :data:`STALL_S`, fails. (Its state is read here: PySide cannot pass
+        ``stateChanged``'s argument to Python, and a lost sound server is not reported.)"""
+        source = self._source
+        if source is None or self._io is None or self._format is None:
             return
         data: QByteArray = self._io.readAll()
         if data.size():
+            self._heard_at = time.monotonic()
             self.chunk.emit(to_mono_16k(bytes(data.data()), self._format))
-
-    def _state_changed(self, state: QtAudio.State) -> None:
-        source = self._source
-        if source is not None and state == QtAudio.State.StoppedState and broken(source):
+        if source is not self._source:  # stopped while the chunk was heard
+            return
+        if source.state() == QtAudio.State.StoppedState and broken(source):
             self._fail(f"The microphone stopped working ({source.error().name}); "
                        "she stopped listening.")
+        elif time.monotonic() - self._heard_at > STALL_S:
+            self._fail(MIC_SILENT)
 
     def _inputs_changed(self) -> None:
         if self.device is not None and self._source is not None and not any(

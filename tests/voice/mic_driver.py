@@ -1,6 +1,6 @@
 """Run by test_mic_capture in its own process, with a sound server that offers a test
 microphone: the app's real capture (QAudioSource through ``ui.mic``), Settings > Voice >
-Hearing's picker and meter, and her hearing hands-free, while ``paplay`` plays a spoken
+Hearing's picker and meter, her hearing hands-free, and the sound server lost in use, while ``paplay`` plays a spoken
 WAV into the room the microphone hears. Prints one JSON line of what happened.
 
 Usage: python -m tests.voice.mic_driver DATA_DIR MODEL_CACHE WAV SINK
@@ -86,6 +86,14 @@ def main() -> None:
     out["heard"] = heard
     hearing.close()
     out["closed"] = hearing.source is None
+    # the sound server goes away while the microphone is in use (last: it does not return)
+    source, gone = MicSource(None), []
+    source.failed.connect(gone.append)
+    source.start()
+    wait(500)
+    subprocess.run(["pactl", "exit"], check=True)
+    wait(6000, lambda: bool(gone))
+    out.update(lost=gone, lost_closed=not source.active)
     db.close()
     print(json.dumps(out), flush=True)
 

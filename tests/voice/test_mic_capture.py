@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from companion_desktop.ui.mic import MIC_SILENT
 from tests.voice.sounds import needs_espeak, needs_voice
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,7 +56,7 @@ def sound_server(tmp_path):
 
 @needs_voice
 @needs_espeak
-def test_the_microphone_is_heard_through_qt_the_settings_meter_and_her_hearing(
+def test_the_microphone_is_heard_through_qt_the_settings_meter_her_hearing_and_its_loss(
         sound_server, voice_data, tmp_path):
     wav = tmp_path / "said.wav"
     subprocess.run(["espeak-ng", "-w", str(wav), SAY], check=True, timeout=30)
@@ -74,3 +75,4 @@ def test_the_microphone_is_heard_through_qt_the_settings_meter_and_her_hearing(
     assert out["state_before"] == "listening"
     assert len(out["heard"]) == 1 and "plants" in out["heard"][0].lower(), out
     assert out["closed"]
+    assert out["lost"] == [MIC_SILENT] and out["lost_closed"]  # said, and closed
