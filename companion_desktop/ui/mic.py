@@ -29,9 +29,9 @@ READ_MS = 40
 NO_MICROPHONE = "No microphone found. Connect one to talk to her; typing works as always."
 MIC_GONE = "The microphone was disconnected; she stopped listening."
 MIC_SILENT = "The microphone stopped sending sound; she stopped listening."
-#: An open microphone sends sound all the time (silence too): none for this long means it
-#: stopped working, however quiet the audio system is about it.
-STALL_S = 2.0
+#: An open microphone sends sound all the time (silence too): none for this long (twice
+#: this before its first sound) means it stopped working, however quiet the audio system is.
+STALL_S = 2.5
 
 
 def microphones() -> list[QAudioDevice]:
@@ -155,7 +155,7 @@ class MicSource(AudioSource):
                              "(busy or not allowed).")
             return False
         self.device, self._source, self._io, self._format = device, source, io, fmt
-        self._heard_at = time.monotonic()
+        self._heard_at = time.monotonic() + STALL_S  # a slow start is not a stall
         self._timer.start()
         log.info("microphone open: %s, %d Hz, %d ch", device.description(), fmt.sampleRate(),
                  fmt.channelCount())

@@ -3,7 +3,11 @@ microphone: the app's real capture (QAudioSource through ``ui.mic``), Settings >
 Hearing's picker and meter, her hearing hands-free, and the sound server lost in use, while ``paplay`` plays a spoken
 WAV into the room the microphone hears. Prints one JSON line of what happened.
 
-Usage: python -m tests.voice.mic_driver DATA_DIR MODEL_CACHE WAV SINK
+Her own voice: HER_WAV is played into the room as she would play it (its samples handed
+to her hearing as she starts), after the GUI thread was busy for a moment, so the
+microphone's sound waits unread; none of it may be taken for the user.
+
+Usage: python -m tests.voice.mic_driver DATA_DIR MODEL_CACHE WAV SINK HER_WAV
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 
 def main() -> None:
     data_dir, cache, wav, sink = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+    her_wav = sys.argv[5]
     import numpy as np
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -28,8 +33,8 @@ def main() -> None:
         while timer.isActive() and not until():
             app.processEvents()
 
-    def play() -> subprocess.Popen:
-        return subprocess.Popen(["paplay", "-d", sink, wav])
+    def play(path: str = wav) -> subprocess.Popen:
+        return subprocess.Popen(["paplay", "-d", sink, path])
 
     from companion_desktop.pipeline.companion import CompanionService
     from companion_desktop.storage.db import Database
@@ -83,7 +88,24 @@ def main() -> None:
     out["state_before"] = hearing.state
     player = play()
     wait(30000, lambda: bool(heard))
-    out["heard"] = heard
+    out["heard"] = list(heard)
+    # her own voice from the speakers, just after the GUI thread was busy
+    import time
+
+    from companion_desktop.voice.audio import load_audio
+
+    her, started = load_audio(her_wav), []
+    hearing.speech_started.connect(lambda: started.append(True))
+    wait(1500)
+    heard.clear()
+    time.sleep(0.6)  # a busy moment: the microphone's sound queues up unread
+    hearing.her_voice(her)
+    player = play(her_wav)
+    wait(15000, lambda: player.poll() is not None)
+    wait(2000)
+    echo = hearing.echo
+    out.update(her_started=len(started), her_heard=list(heard), echo_delay=echo._delay,
+               echo_free=echo.echo_free)
     hearing.close()
     out["closed"] = hearing.source is None
     # the sound server goes away while the microphone is in use (last: it does not return)
