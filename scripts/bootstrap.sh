@@ -12,6 +12,7 @@ DEB_PACKAGES=(xvfb xcompmgr libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-
   libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-shape0 libxkbcommon-x11-0
   libegl1 libgl1 libgl1-mesa-dri libegl-mesa0 libfontconfig1 libdbus-1-3 fonts-noto-color-emoji
   espeak-ng desktop-file-utils appstream xdotool openbox
+  pulseaudio pulseaudio-utils  # a sound server with a test microphone (tests/voice/test_mic_capture.py)
   binutils)  # binutils: objdump for the bundle build
 
 install_system_packages() {

@@ -4,8 +4,8 @@ Both sources emit ``chunk(samples)``: float32 mono at 16 kHz (``voice.audio.SAMP
 a few tens of milliseconds at a time, on the GUI thread. :class:`MicSource` opens a
 ``QAudioSource`` on the chosen input (16 kHz mono 16-bit or float when the device takes
 it, else its own format converted here) only between ``start()`` and ``stop()``; a
-device that is missing, refuses to open, stops with an error or is unplugged gives
-``failed(message)`` and closes. :class:`FileSource` plays samples (a WAV file, an
+device that is missing, refuses to open, stops with an error, stops sending sound (its
+sound server gone) or is unplugged gives ``failed(message)`` and closes. :class:`FileSource` plays samples (a WAV file, an
 array) through the same signal at real time or faster; with ``live`` it goes on with
 silence once they are played, like a quiet microphone, and ``feed`` adds more.
 """
@@ -13,11 +13,12 @@ silence once they are played, like a quiet microphone, and ``feed`` adds more.
 from __future__ import annotations
 
 import logging
+import time
 from collections import deque
 
 import numpy as np
 from PySide6.QtCore import QByteArray, QObject, QTimer, Signal
-from PySide6.QtMultimedia import QAudio, QAudioDevice, QAudioFormat, QAudioSource, QMediaDevices
+from PySide6.QtMultimedia import QAudioDevice, QAudioFormat, QAudioSource, QMediaDevices, QtAudio
 
 from companion_desktop.voice.audio import SAMPLE_RATE as RATE
 from companion_desktop.voice.audio import load_audio, resample
@@ -27,6 +28,10 @@ log = logging.getLogger(__name__)
 READ_MS = 40
 NO_MICROPHONE = "No microphone found. Connect one to talk to her; typing works as always."
 MIC_GONE = "The microphone was disconnected; she stopped listening."
+MIC_SILENT = "The microphone stopped sending sound; she stopped listening."
+#: An open microphone sends sound all the time (silence too): none for this long (twice
+#: this before its first sound) means it stopped working, however quiet the audio system is.
+STALL_S = 2.5
 
 
 def microphones() -> list[QAudioDevice]:
@@ -86,6 +91,13 @@ def to_mono_16k(data: bytes, fmt: QAudioFormat) -> np.ndarray:
     return np.clip(resample(samples, fmt.sampleRate(), RATE), -1.0, 1.0).astype(np.float32)
 
 
+def broken(source: QAudioSource) -> bool:
+    """True when ``source`` reports an error (could not open, stopped by a fault). Its
+    error and state are QtAudio's enums (Qt 6.7 renamed the QAudio namespace): a QAudio
+    value never equals them, and every microphone looked broken."""
+    return source.error() != QtAudio.Error.NoError
+
+
 class AudioSource(QObject):
     """What a source offers: ``chunk(float32 array)``, ``failed(message)``, ``ended``."""
 
@@ -117,6 +129,7 @@ class MicSource(AudioSource):
         self._source: QAudioSource | None = None
         self._io = None
         self._format: QAudioFormat | None = None
+        self._heard_at = 0.0
         self._timer = QTimer(self, interval=READ_MS, timeout=self.flush)
         self._devices = QMediaDevices(self)
         self._devices.audioInputsChanged.connect(self._inputs_changed)
@@ -136,13 +149,13 @@ class MicSource(AudioSource):
         fmt = capture_format(device)
         source = QAudioSource(device, fmt, self)
         io = source.start()
-        if io is None or source.error() != QAudio.Error.NoError:
+        if io is None or broken(source):
             source.deleteLater()
             self.failed.emit(f"The microphone “{device.description()}” could not be opened "
                              "(busy or not allowed).")
             return False
         self.device, self._source, self._io, self._format = device, source, io, fmt
-        source.stateChanged.connect(self._state_changed)
+        self._heard_at = time.monotonic() + STALL_S  # a slow start is not a stall
         self._timer.start()
         log.info("microphone open: %s, %d Hz, %d ch", device.description(), fmt.sampleRate(),
                  fmt.channelCount())
@@ -152,23 +165,27 @@ class MicSource(AudioSource):
         self._timer.stop()
         source, self._source, self._io = self._source, None, None
         if source is not None:
-            source.stateChanged.disconnect(self._state_changed)
             source.stop()
             source.deleteLater()
 
     def flush(self) -> None:
-        if self._io is None or self._format is None:
+        """Deliver what was captured; a source that stopped with an error, or sent nothing
+        for :data:`STALL_S`, fails. (Its state is read here: PySide cannot pass
+        ``stateChanged``'s argument to Python, and a lost sound server is not reported.)"""
+        source = self._source
+        if source is None or self._io is None or self._format is None:
             return
         data: QByteArray = self._io.readAll()
         if data.size():
+            self._heard_at = time.monotonic()
             self.chunk.emit(to_mono_16k(bytes(data.data()), self._format))
-
-    def _state_changed(self, state: QAudio.State) -> None:
-        source = self._source
-        if source is not None and state == QAudio.State.StoppedState \
-                and source.error() != QAudio.Error.NoError:
+        if source is not self._source:  # stopped while the chunk was heard
+            return
+        if source.state() == QtAudio.State.StoppedState and broken(source):
             self._fail(f"The microphone stopped working ({source.error().name}); "
                        "she stopped listening.")
+        elif time.monotonic() - self._heard_at > STALL_S:
+            self._fail(MIC_SILENT)
 
     def _inputs_changed(self) -> None:
         if self.device is not None and self._source is not None and not any(

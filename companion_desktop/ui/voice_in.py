@@ -163,8 +163,13 @@ class Hearing(QObject):
 
     # ------------------------------------------------------------ her voice
     def her_voice(self, samples: np.ndarray) -> None:
-        """She starts playing ``samples`` (float32 16 kHz): heard back, they are removed."""
+        """She starts playing ``samples`` (float32 16 kHz): heard back, they are removed.
+        What the microphone captured and not yet delivered is heard first, so her voice
+        is placed at now on the capture's timeline (after a busy moment the unread sound
+        would put it too early, her echo beyond the delay the canceller looks for)."""
         if self.echo is not None:
+            if self.source is not None and self.source.active:
+                self.source.flush()
             self.echo.play(np.asarray(samples, dtype=np.float32))
 
     def her_voice_stopped(self) -> None:

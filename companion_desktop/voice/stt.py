@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -34,6 +35,9 @@ TOKENS_BASE, TOKENS_PER_S = 10, 6
 LOOP_WORDS = 6
 #: Above this "no speech" probability (with a low average log-probability) nothing was said.
 NO_SPEECH_PROB = 0.6
+#: A language guessed on a short window with less than this probability is not trusted
+#: (see :meth:`LocalWhisper._language`).
+SURE_LANGUAGE = 0.8
 
 
 class SttError(Exception):
@@ -90,7 +94,8 @@ class LocalWhisper:
 
     ``short_window`` (default): an utterance up to 25 s is encoded at its own length, not
     padded to Whisper's 30 s window (some 3-5 times faster on a CPU); ``beam_size`` 1 is
-    greedy decoding. Timestamps and conditioning on earlier text are off."""
+    greedy decoding. Timestamps and conditioning on earlier text are off. With the language
+    on "detect", the last language detected surely is kept (:meth:`_language`)."""
 
     backend = "local"
 
@@ -102,6 +107,7 @@ class LocalWhisper:
         self.beam_size = max(1, int(beam_size))
         self._model = None
         self._lock = threading.Lock()
+        self.heard_language: str | None = None  # the last language detected surely
 
     def load(self) -> None:
         """Load the model now (otherwise the first :meth:`transcribe` does)."""
@@ -136,7 +142,8 @@ class LocalWhisper:
             model = self._load()
             try:
                 if self.short_window and duration <= SHORT_WINDOW_MAX_S:
-                    text, found = _short_window(model, samples, code, self.beam_size)
+                    text, found = _short_window(model, samples, code, self.beam_size,
+                                                self._language)
                 else:
                     segments, info = model.transcribe(
                         samples, language=code, beam_size=self.beam_size, vad_filter=False,
@@ -149,12 +156,27 @@ class LocalWhisper:
         return Transcript(text.strip(), found or code or "", time.perf_counter() - started,
                           self.backend, duration)
 
+    def _language(self, model, samples: np.ndarray, guesses: list[tuple[str, float]]) -> str:
+        """The language of ``samples``, from ``guesses`` made on a short window: a short
+        window often takes a word or two of English for Spanish or Japanese. A sure guess
+        (:data:`SURE_LANGUAGE`) is taken and remembered; an unsure one takes the language
+        heard surely before, else Whisper's whole 30 s window decides (slower, once)."""
+        code, probability = guesses[0][0].strip("<|>"), guesses[0][1]
+        if probability < SURE_LANGUAGE:
+            if self.heard_language:
+                return self.heard_language
+            code, probability, _ = model.detect_language(samples)
+        if probability >= SURE_LANGUAGE:
+            self.heard_language = code
+        return code
 
-def _short_window(model, samples: np.ndarray, code: str | None,
-                  beam_size: int) -> tuple[str, str]:
+
+def _short_window(model, samples: np.ndarray, code: str | None, beam_size: int,
+                  language: Callable[..., str]) -> tuple[str, str]:
     """Recognise ``samples`` (at most :data:`SHORT_WINDOW_MAX_S`) with the encoder run on
     the audio plus :data:`WINDOW_PAD_S` of silence instead of Whisper's whole 30 s window:
-    the same words for an utterance, several times faster. Returns (text, language)."""
+    the same words for an utterance, several times faster. With ``code`` None the language
+    is ``language(model, samples, guesses)``. Returns (text, language)."""
     import ctranslate2
     from faster_whisper.tokenizer import Tokenizer
 
@@ -163,7 +185,7 @@ def _short_window(model, samples: np.ndarray, code: str | None,
     features = np.ascontiguousarray(features[None, :, : features.shape[1] // 2 * 2])
     encoded = model.model.encode(ctranslate2.StorageView.from_array(features), to_cpu=False)
     if code is None:
-        code = model.model.detect_language(encoded)[0][0][0].strip("<|>")
+        code = language(model, samples, model.model.detect_language(encoded)[0])
     tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe",
                           language=code)
     budget = token_budget(samples)

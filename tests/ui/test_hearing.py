@@ -83,6 +83,13 @@ def test_the_section_without_a_microphone_says_so_and_still_saves(section, servi
     assert section.grab().save(str(tmp_path / "hearing.png"))
 
 
+def test_each_option_says_what_it_does(section):
+    hints = {name: label.text() for name, label in section.hints.items() if label.isVisible()}
+    assert set(hints) == {"sensitivity", "silence", "max_length", "language", "ptt_key"}
+    assert "softer speech" in hints["sensitivity"] and "0.7 s" in hints["silence"]
+    assert "Display > Global hotkeys" in hints["ptt_key"]  # where a key for every program is set
+
+
 def test_the_server_key_goes_to_the_keyring_never_the_database(section, service, memory_keyring):
     section.backend.setCurrentIndex(section.backend.findData("server"))
     assert section.base_url.isVisibleTo(section)
@@ -232,3 +239,21 @@ def test_a_refusing_transcription_server_is_shown_and_no_turn_runs(qtbot, chat, 
     assert not chat.busy and chat.pending is None and server.server.requests == []
     assert chat.hearing.state == "listening"  # still listening for the next try
     source.feed(silence(0.2))
+
+
+def test_the_microphone_is_open_only_while_hands_free_is_on(qtbot, chat, model_cache):
+    source = listen_to_file(chat.hearing, model_cache)
+    assert chat.hearing.source is None and not source.active  # off: nothing open
+    save_hearing(chat.service, mode="hands_free")
+    chat.settings_saved()
+    assert source.active and chat.listen_line.text == "Listening…"
+    qtbot.mouseClick(chat.mic_button, Qt.MouseButton.LeftButton)  # stop listening
+    assert not source.active and chat.hearing.source is None and chat.hearing.state == "paused"
+    assert "Not listening" in chat.listen_line.text
+    source = listen_to_file(chat.hearing, model_cache)
+    qtbot.mouseClick(chat.mic_button, Qt.MouseButton.LeftButton)  # listen again
+    assert source.active and chat.hearing.state == "listening"
+    save_hearing(chat.service, mode="off")
+    chat.settings_saved()
+    assert not source.active and chat.hearing.source is None and chat.mic_button.isHidden()
+    assert not chat.listen_line.isVisible()

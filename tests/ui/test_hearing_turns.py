@@ -21,6 +21,7 @@ from tests.ui.hearing_fixtures import (  # noqa: F401 - fixture
     spoken,
 )
 from tests.ui.scripted_provider import Script
+from tests.ui.test_show_image import vision_chat  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.qt, needs_voice,
               pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb)")]
@@ -93,6 +94,34 @@ def test_a_spoken_turn_stops_the_one_in_flight(qtbot, chat, server, tmp_path, mo
     assert any("About the weather" in t for t in texts)
 
 
+REMIND_AND_LOOK = "Look at this photo. Remind me in ten minutes to stretch."
+
+
+def test_a_spoken_turn_takes_the_staged_photo_and_sets_a_reminder(qtbot, vision_chat, server,
+                                                                   tmp_path, model_cache):
+    from companion_desktop.storage.reminders import pending_reminders
+    from tests.ui.scripted_provider import reply_with_block
+    from tests.ui.test_show_image import wait_ready, write_photo
+
+    chat = vision_chat
+    source = hands_free(chat, model_cache)
+    chat.stage_image(str(write_photo(tmp_path / "garden.jpg")), "garden.jpg")
+    wait_ready(qtbot, chat)
+    server.scripts.append(Script(reply_with_block("Pretty! And I will tell you to stretch.")))
+    source.feed(silence(0.5))
+    source.feed(spoken(REMIND_AND_LOOK, tmp_path))
+    qtbot.waitUntil(lambda: len(server.user_messages()) == 1, timeout=WAIT_MS)
+    sent = server.user_messages()[0]
+    assert "image_url" in sent and "stretch" in sent.lower()  # the photo went with her words
+    qtbot.waitUntil(lambda: not chat.busy, timeout=WAIT_MS)
+    assert not chat.photo.staged
+    with chat.service.db.read_session() as session:
+        reminders = pending_reminders(session)
+    # said aloud, set as if typed (the last word may be misheard: its words are not checked)
+    assert len(reminders) == 1 and reminders[0].content
+    assert abs((reminders[0].trigger_at - reminders[0].created_at).total_seconds() - 600) < 5
+
+
 # ------------------------------------------------------------------ her voice (the desktop)
 from tests.ui.test_desktop_voice import spoken_reply, voice_on  # noqa: E402
 from tests.ui.test_overlay import desktop  # noqa: E402, F401 - fixture
@@ -163,3 +192,28 @@ def test_speaking_over_her_stops_her_voice_and_starts_a_turn(qtbot, desktop, ser
     assert desktop.overlay.bubble.phase.text() == "Hearing…"  # her bubble: she listens
     qtbot.waitUntil(lambda: len(server.user_messages()) == 2, timeout=WAIT_MS)
     assert "like today" in server.user_messages()[1].lower()  # her echo may blur a word
+
+
+@pytest.mark.gl
+def test_push_to_talk_on_her_mic_button_her_key_and_the_global_key(qtbot, desktop, model_cache):
+    """The overlay's mic button, the key while she has the focus and the global push-to-talk
+    hotkey each open the microphone while held; her bubble says she is hearing."""
+    chat, overlay = desktop.chat, desktop.overlay
+    source = listen_to_file(chat.hearing, model_cache)
+    save_hearing(chat.service, mode="push_to_talk", ptt_key="F8")
+    chat.settings_saved()
+    assert overlay.mic_button.isVisible() and "F8" in overlay.mic_button.toolTip()
+    assert chat.hearing.source is None  # closed until held
+    qtbot.mousePress(overlay.mic_button, Qt.MouseButton.LeftButton)
+    assert chat.hearing.state == "hearing" and source.active
+    assert overlay.bubble.phase.text() == "Hearing…"
+    qtbot.mouseRelease(overlay.mic_button, Qt.MouseButton.LeftButton)
+    assert chat.hearing.source is None and chat.hearing.state == "ready"
+    qtbot.keyPress(overlay, Qt.Key.Key_F8)
+    assert chat.hearing.state == "hearing" and source.active
+    qtbot.keyRelease(overlay, Qt.Key.Key_F8)
+    assert chat.hearing.source is None
+    desktop.hotkeys.talk.emit(True)  # the key that works in every program
+    assert chat.hearing.state == "hearing" and source.active
+    desktop.hotkeys.talk.emit(False)
+    assert chat.hearing.source is None and chat.hearing.state == "ready"

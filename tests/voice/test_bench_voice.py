@@ -28,4 +28,5 @@ def test_the_voice_bench_reports_hearing_and_first_audio_figures():
     for label in ("2 s utterances", "6 s utterances"):
         for mode in ("short window", "30 s window"):
             assert re.search(f"end of speech to text, {label} .*{mode}.*: {figures}", text), text
+    assert re.search(f"2 s utterances, language detected, 1 runs: {figures} .*en x1", text), text
     assert re.search(f"end of speech to her first audio .*: {figures}", text), text

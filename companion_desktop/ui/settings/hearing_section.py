@@ -46,6 +46,16 @@ LANGUAGES = {"": "Detect automatically", "en": "English", "de": "German", "fr": 
              "es": "Spanish", "it": "Italian", "pt": "Portuguese", "nl": "Dutch",
              "ja": "Japanese", "zh": "Chinese", "ko": "Korean", "ru": "Russian"}
 DEFAULT_MIC = "System default microphone"
+#: What each option does, under its field.
+HINTS = {
+    "sensitivity": "Higher hears softer speech; lower ignores more background noise.",
+    "silence": "How long you pause before what you said is sent (0.7 s suits most people).",
+    "max_length": "She stops listening to one long sentence after this and sends it.",
+    "language": "Detect automatically suits most people; choose yours if a short phrase "
+                "comes out in another language.",
+    "ptt_key": "Hold it while her window or the chat has the focus. For a key that works "
+               "in every program, see Display > Global hotkeys.",
+}
 
 
 def key_state(key_id: str) -> Callable[[bool], str]:
@@ -68,6 +78,7 @@ class HearingSection(QWidget):
         with service.db.read_session() as session:
             self.saved = load_settings(session, HearingSettings)
         self.meter_source = None
+        self.hints: dict[str, QLabel] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 18, 0, 0)
         layout.addWidget(QLabel("Hearing", objectName="pageTitle"))
@@ -82,11 +93,11 @@ class HearingSection(QWidget):
         self.sensitivity = QSlider(Qt.Orientation.Horizontal, objectName="hearingSensitivity")
         self.sensitivity.setRange(0, 100)
         self.sensitivity.setValue(round(self.saved.sensitivity * 100))
-        form.addRow("Sensitivity", self.sensitivity)
+        form.addRow("Sensitivity", self._hinted(self.sensitivity, "sensitivity"))
         self.silence = self._seconds("hearingSilence", 0.2, 3.0, 0.1, self.saved.silence_s)
-        form.addRow("Pause that ends", self.silence)
+        form.addRow("Pause that ends", self._hinted(self.silence, "silence"))
         self.max_length = self._seconds("hearingMax", 2.0, 120.0, 1.0, self.saved.max_s)
-        form.addRow("Longest utterance", self.max_length)
+        form.addRow("Longest utterance", self._hinted(self.max_length, "max_length"))
         self.backend = self._combo("hearingBackend", RECOGNISERS, self.saved.backend)
         form.addRow("Recognised by", self.backend)
         self._server_rows(form)
@@ -95,10 +106,10 @@ class HearingSection(QWidget):
         self.language.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         if self.language.currentIndex() < 0:
             self.language.setEditText(self.saved.language)
-        form.addRow("Language", self.language)
+        form.addRow("Language", self._hinted(self.language, "language"))
         self.ptt_key = QLineEdit(self.saved.ptt_key, objectName="hearingKey")
         self.ptt_key.setPlaceholderText("F9")
-        form.addRow("Push-to-talk key", self.ptt_key)
+        form.addRow("Push-to-talk key", self._hinted(self.ptt_key, "ptt_key"))
         name_labels(form)
         layout.addLayout(form)
         self.backend.currentIndexChanged.connect(self._backend_changed)
@@ -113,6 +124,16 @@ class HearingSection(QWidget):
             combo.addItem(label, key)
         combo.setCurrentIndex(combo.findData(current))
         return combo
+
+    def _hinted(self, field: QWidget, name: str) -> QVBoxLayout:
+        """``field`` with the line that explains it (kept in ``self.hints``) under it."""
+        hint = QLabel(HINTS[name], objectName="pageHint", wordWrap=True)
+        self.hints[name] = hint
+        box = QVBoxLayout()
+        box.setSpacing(4)
+        box.addWidget(field)
+        box.addWidget(hint)
+        return box
 
     @staticmethod
     def _seconds(name: str, low: float, high: float, step: float, value: float) -> QDoubleSpinBox:
