@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QTimer, Signal
-from PySide6.QtMultimedia import QAudio, QAudioSink, QMediaDevices
+from PySide6.QtMultimedia import QAudioSink, QMediaDevices, QtAudio
 
 from companion_desktop.avatar.lipsync import MouthTrack, mouth_track
 from companion_desktop.engine.speech import SpokenPart
@@ -132,7 +132,7 @@ class Playback(QObject):
         self.buffer.open(QIODevice.OpenModeFlag.ReadOnly)
         self.sink = QAudioSink(device, fmt, self)
         self.sink.start(self.buffer)
-        if self.sink.error() != QAudio.Error.NoError:
+        if self.sink.error() != QtAudio.Error.NoError:
             log.info("audio output refused the clip (%s); speaking silently", self.sink.error())
             self._drop_sink()
         self.t0 = self.clock()
@@ -156,11 +156,11 @@ class Playback(QObject):
             return self.clock() - self.t0 >= self.duration
         state = self.sink.state()
         drained = self.buffer is not None and self.buffer.atEnd()
-        if state == QAudio.State.StoppedState and self.sink.error() != QAudio.Error.NoError:
+        if state == QtAudio.State.StoppedState and self.sink.error() != QtAudio.Error.NoError:
             log.info("audio output failed mid-clip (%s); speaking silently", self.sink.error())
             self._drop_sink()
             return self.done()
-        return (state == QAudio.State.IdleState and drained) or state == QAudio.State.StoppedState
+        return (state == QtAudio.State.IdleState and drained) or state == QtAudio.State.StoppedState
 
     def stop(self) -> None:
         self._drop_sink()
