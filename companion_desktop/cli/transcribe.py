@@ -73,12 +73,12 @@ def make_transcriber(backend: str, settings, data_dir: Path, args: argparse.Name
 
 def run(args: argparse.Namespace, now: datetime | None = None) -> int:
     from companion_desktop.storage.paths import resolve_data_dir
-    from companion_desktop.voice.audio import AudioFileError, load_audio
+    from companion_desktop.voice.audio import AudioFileError, load_audio, with_lead_in
     from companion_desktop.voice.stt import SttError
 
     data_dir = resolve_data_dir(args.data_dir)
     try:
-        audio = load_audio(args.file)
+        audio = with_lead_in(load_audio(args.file))  # a file may start on its first word
         settings = _settings(data_dir)
         backend = args.backend or settings.backend
         language = settings.language if args.language is None else args.language

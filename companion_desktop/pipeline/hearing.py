@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from companion_desktop.storage.settings import HearingSettings
+from companion_desktop.voice.audio import with_lead_in
 from companion_desktop.voice.listener import HearingOptions
 from companion_desktop.voice.stt import SttError, Transcriber, Transcript, missing_packages
 from companion_desktop.voice.vad import FRAME, SpeechDetector
@@ -79,7 +80,8 @@ def recognise_recording(samples: np.ndarray, settings: HearingSettings, cache_di
     heard hands-free with the settings' sensitivity and pauses and recognised by their
     recogniser; utterances recognised as nothing are left out. No recogniser is made when
     nothing sounded like speech. :class:`SttError`, ``VadUnavailable``."""
-    utterances = heard_utterances(samples, hearing_options(settings, "hands_free"),
+    # a recording may start on its first word; the microphone would have heard quiet first
+    utterances = heard_utterances(with_lead_in(samples), hearing_options(settings, "hands_free"),
                                   SpeechDetector())
     if not utterances:
         return []

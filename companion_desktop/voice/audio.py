@@ -22,6 +22,18 @@ class AudioFileError(Exception):
     """The file cannot be read as audio; ``str(error)`` is a message for the user."""
 
 
+#: Quiet put before a recording's audio, as the open microphone's pre-roll gives an
+#: utterance: a file that starts on its first word otherwise loses that word to Whisper
+#: ("Could you…" heard as "or you…").
+LEAD_IN_S = 0.3
+
+
+def with_lead_in(samples: np.ndarray) -> np.ndarray:
+    """``samples`` (float32 16 kHz) after :data:`LEAD_IN_S` of silence."""
+    return np.concatenate([np.zeros(int(LEAD_IN_S * SAMPLE_RATE), np.float32),
+                           np.asarray(samples, np.float32).reshape(-1)])
+
+
 def pcm16_to_float(data: bytes) -> np.ndarray:
     """Signed 16-bit little-endian PCM as float32 -1..1 (a trailing odd byte is dropped)."""
     usable = len(data) // 2 * 2

@@ -93,6 +93,23 @@ def test_a_spoken_turn_reaches_her_and_is_saved(server, data, tmp_path):
     assert user_turns(data) == [heard["text"]]
 
 
+def test_a_recording_that_starts_on_its_first_word_keeps_it(server, data, tmp_path):
+    """No quiet before the first word (a clip cut tight): the microphone's pre-roll would
+    have heard quiet first, and so does a recording now."""
+    from companion_desktop.voice.audio import load_audio
+
+    server.on("POST", "/v1/chat/completions",
+              StreamReply(openai_stream(chunks("It's noon!\n" + BLOCK))))
+    raw = tmp_path / "tight.espeak.wav"
+    subprocess.run(["espeak-ng", "-v", "en-us", "-w", str(raw),
+                    "Could you tell me what time it is?"], check=True, timeout=30)
+    path = recording(tmp_path / "tight.wav", np.concatenate([load_audio(raw), silence(1.0)]))
+    proc = chat(data, *openai_args(server), "--audio", str(path), "--json")
+    assert proc.returncode == 0, proc.stderr
+    heard = json.loads(proc.stdout.strip())["heard"]["text"]
+    assert heard.lower().split()[0].strip(",.?!") == "could", heard
+
+
 def test_each_utterance_is_a_turn_and_plain_mode_says_what_was_heard(server, data, tmp_path):
     server.on("POST", "/v1/chat/completions",
               StreamReply(openai_stream(chunks("Lovely!\n" + BLOCK))),

@@ -74,3 +74,13 @@ def test_the_server_backend_without_an_address_says_where_to_set_it(tmp_path):
     path.write_bytes(wav_bytes(speak("hello")))
     done = transcribe(tmp_path / "data", str(path), "--backend", "server")
     assert done.returncode == 1 and "address" in done.stderr
+
+
+def test_a_file_that_starts_on_its_first_word_keeps_it(voice_data, tmp_path):
+    """No quiet before the first word (a clip cut tight, unlike the microphone's pre-roll):
+    before the lead-in, "Could you…" came out as "or you…"."""
+    path = tmp_path / "tight.wav"
+    path.write_bytes(wav_bytes(speak("Could you tell me what time it is?")))
+    done = transcribe(voice_data["data_dir"], str(path), "--language", "en")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.lower().split()[0].strip(",.?!") == "could", done.stdout
