@@ -77,13 +77,14 @@ class Clip:
 
     audio: SpeechAudio
     track: MouthTrack
+    text: str = ""  # what she says in it (her hearing knows her own words)
 
 
 def render_part(backend: TtsBackend, part: SpokenPart) -> Clip:
     """Synthesize ``part`` with ``backend`` and compute its mouth track (a pool thread)."""
     options = VoiceOptions(rate=part.rate, pitch=part.pitch)
     audio = backend.synthesize(part.text, None, options)
-    return Clip(audio, mouth_track(audio.pcm, audio.sample_rate, fps=MOUTH_FPS))
+    return Clip(audio, mouth_track(audio.pcm, audio.sample_rate, fps=MOUTH_FPS), part.text)
 
 
 def attempt(backend: TtsBackend, part: SpokenPart) -> Clip | Exception:
@@ -178,7 +179,9 @@ class VoiceOut(QObject):
     started = Signal()
     finished = Signal()
     failed = Signal(str)
-    clip_started = Signal(object)  # the SpeechAudio now playing (her hearing removes it)
+    #: The SpeechAudio now playing and its words (her hearing removes it, and drops an
+    #: utterance made of those words).
+    clip_started = Signal(object, str)
 
     def __init__(self, backend_factory: BackendFactory, parent: QObject | None = None,
                  clock: Callable[[], float] = time.monotonic,
@@ -310,7 +313,7 @@ class VoiceOut(QObject):
             audible = has_audio_output() if self._audible is None else self._audible
             self._playback = Playback(self._ready.popleft(), self._clock, audible, self)
             self._timer.start()
-            self.clip_started.emit(self._playback.clip.audio)
+            self.clip_started.emit(self._playback.clip.audio, self._playback.clip.text)
             if not self._speaking:
                 self._speaking = True
                 self.started.emit()

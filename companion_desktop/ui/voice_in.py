@@ -12,8 +12,9 @@ Signals: ``changed`` (settings applied), ``state_changed(state)`` with :data:`ST
 ``speech_started`` (the barge-in trigger); ``heard(text)``; ``problem(message)`` for the
 user (no microphone, a device gone, a missing or damaged model, a server error);
 ``progress(text)`` while the model is prepared ("" once it is ready).
-``her_voice(samples)`` registers what she plays, so the echo canceller removes it from
-what is heard.
+``her_voice(samples, text)`` registers what she plays, so the echo canceller removes it
+from what is heard, and an utterance made of her words while she spoke (her voice that got
+past the canceller: slow speakers, the canceller settling) is dropped, never sent as a turn.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from companion_desktop.pipeline.hearing import hearing_options, make_transcriber
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import HearingSettings, load_settings
 from companion_desktop.ui.background import run_in_background
+from companion_desktop.voice.her_words import HerWords, said_by_her
 
 if TYPE_CHECKING:
     from companion_desktop.ui.mic import AudioSource
@@ -82,7 +84,9 @@ class Hearing(QObject):
         self._transcriber: object | None = None
         self._made_for: tuple | None = None
         self._lock = threading.Lock()
-        self._queue: list[np.ndarray] = []
+        self._queue: list[tuple[np.ndarray, list[str]]] = []  # (utterance, what she said)
+        self.her_words = HerWords()
+        self.dropped_as_hers = 0  # utterances of her own words left unsent (tests, logs)
         self._recognising = False
         self._generation = 0
         #: The last problem said (a view made after it shows it too); None once all is well.
@@ -162,20 +166,25 @@ class Hearing(QObject):
             self._set_state("ready")
 
     # ------------------------------------------------------------ her voice
-    def her_voice(self, samples: np.ndarray) -> None:
-        """She starts playing ``samples`` (float32 16 kHz): heard back, they are removed.
-        What the microphone captured and not yet delivered is heard first, so her voice
-        is placed at now on the capture's timeline (after a busy moment the unread sound
-        would put it too early, her echo beyond the delay the canceller looks for)."""
+    def her_voice(self, samples: np.ndarray, text: str = "") -> None:
+        """She starts playing ``samples`` (float32 16 kHz), saying ``text``: heard back,
+        they are removed, and her words are not taken for the user's. What the microphone
+        captured and not yet delivered is heard first, so her voice is placed at now on
+        the capture's timeline (after a busy moment the unread sound would put it too
+        early, her echo beyond the delay the canceller looks for)."""
         if self.echo is not None:
             if self.source is not None and self.source.active:
                 self.source.flush()
             self.echo.play(np.asarray(samples, dtype=np.float32))
+        if self.listener is not None:
+            self.her_words.said(self.listener.position, int(np.size(samples)), text)
 
     def her_voice_stopped(self) -> None:
         """Her playback was cut off (barge-in): the rest of it will not be heard."""
         if self.echo is not None:
             self.echo.stop()
+        if self.listener is not None:
+            self.her_words.cut(self.listener.position)
 
     # ------------------------------------------------------------ source
     def _make_listener(self) -> bool:
@@ -193,6 +202,7 @@ class Hearing(QObject):
             return False
         self.echo = self.echo or EchoCanceller()
         self.listener = Listener(hearing_options(settings), detector, echo=self.echo)
+        self.her_words = HerWords()  # a new listener starts a new timeline
         return True
 
     def _open(self) -> bool:
@@ -250,7 +260,8 @@ class Hearing(QObject):
                 self._set_state("hearing")
                 self.speech_started.emit()
             elif kind == "utterance":
-                self._queue.append(event.audio)
+                start = event.position - int(np.size(event.audio))
+                self._queue.append((event.audio, self.her_words.during(start, event.position)))
                 self._next()
             elif kind == "discarded" and self.state == "hearing":
                 self._set_state(self._resting())
@@ -296,7 +307,7 @@ class Hearing(QObject):
     def _next(self) -> None:
         if self._recognising or not self._queue:
             return
-        audio = self._queue.pop(0)
+        audio, hers = self._queue.pop(0)
         self._recognising = True
         self._set_state("recognising")
         settings, generation = self.settings, self._generation
@@ -305,15 +316,18 @@ class Hearing(QObject):
             transcriber = self._recogniser(settings)
             return transcriber.transcribe(audio, settings.language or None).text
 
-        run_in_background(self, work, lambda text: self._recognised(generation, text),
+        run_in_background(self, work, lambda text: self._recognised(generation, text, hers),
                           lambda error: self._recognition_failed(generation, error))
 
-    def _recognised(self, generation: int, text: str) -> None:
+    def _recognised(self, generation: int, text: str, hers: list[str] | None = None) -> None:
         if generation != self._generation:
             return
         self._recognising = False
         self._set_state(self._resting())
-        if text.strip():
+        if text.strip() and said_by_her(text, hers or []):
+            self.dropped_as_hers += 1
+            log.info("an utterance of her own words was heard while she spoke; not sent")
+        elif text.strip():
             self.heard.emit(text.strip())
         self._next()
 

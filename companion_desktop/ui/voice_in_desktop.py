@@ -4,8 +4,8 @@
 
 - speech that starts while she speaks stops her voice at once (barge-in); the chat
   window's ``ChatHearing`` then stops a running turn and sends the new one;
-- every clip she starts playing goes to the echo canceller (``Hearing.her_voice``), so
-  her own voice from the speakers is not taken for the user's;
+- every clip she starts playing goes to the echo canceller with its words
+  (``Hearing.her_voice``), so her own voice from the speakers is not taken for the user's;
 - the overlay's mic button presses and toggles like the chat's, its bubble shows
   "Listening…", "Hearing…", "Recognising…" while she listens, and a problem there.
 """
@@ -35,7 +35,8 @@ class DesktopHearing(QObject):
         self.barged_in = 0  # how often speech cut her off (tests, bench)
         self._phase_shown = False
         hearing.speech_started.connect(self.barge_in)
-        voice.voice.clip_started.connect(lambda audio: hearing.her_voice(clip_samples(audio)))
+        voice.voice.clip_started.connect(
+            lambda audio, text: hearing.her_voice(clip_samples(audio), text))
         button = overlay.mic_button
         button.held.connect(hearing.press)
         button.let_go.connect(hearing.release)

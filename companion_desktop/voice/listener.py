@@ -119,6 +119,11 @@ class Listener:
         """True while an utterance is being heard."""
         return self._active
 
+    @property
+    def position(self) -> int:
+        """Samples of capture taken in so far (whole frames), the events' timeline."""
+        return self._position
+
     # -- capture in ----------------------------------------------------------------
     def feed(self, samples: np.ndarray) -> list[ListenEvent]:
         data = np.asarray(samples, dtype=np.float32).reshape(-1)

@@ -122,6 +122,32 @@ def test_a_spoken_turn_takes_the_staged_photo_and_sets_a_reminder(qtbot, vision_
     assert abs((reminders[0].trigger_at - reminders[0].created_at).total_seconds() - 600) < 5
 
 
+HER_SAYS = "It is so good to see you again, I missed our long talks about the stars."
+SLOW_SPEAKERS_S = 0.45  # a Bluetooth-like lag: later than the echo canceller looks
+
+
+@pytest.mark.parametrize("told", [True, False])
+def test_her_voice_from_slow_speakers_makes_no_turn(qtbot, chat, server, tmp_path,
+                                                    model_cache, told):
+    """Her voice reaches the microphone later than the canceller looks for, so its sound
+    gets through; her words, which her hearing was told, keep it from being a turn. Told
+    no words (``told`` False), the same sound is sent as the user's: what the guard stops."""
+    source = hands_free(chat, model_cache, speed=2.0)
+    server.scripts.append(Script(["Mm?"]))
+    her = spoken(HER_SAYS, tmp_path, voice="en-us+f3")
+    chat.hearing.her_voice(her, HER_SAYS if told else "")
+    source.mix(her, SLOW_SPEAKERS_S, 0.6)
+    qtbot.waitUntil(lambda: source.pending_s == 0, timeout=WAIT_MS)
+    if told:
+        qtbot.waitUntil(lambda: chat.hearing.dropped_as_hers == 1, timeout=WAIT_MS)
+        qtbot.wait(500)
+        assert server.user_messages() == [] and not chat.busy
+        assert chat.hearing.state == "listening"  # still listening for the user
+    else:
+        qtbot.waitUntil(lambda: len(server.user_messages()) == 1, timeout=WAIT_MS)
+        assert chat.hearing.dropped_as_hers == 0
+
+
 # ------------------------------------------------------------------ her voice (the desktop)
 from tests.ui.test_desktop_voice import spoken_reply, voice_on  # noqa: E402
 from tests.ui.test_overlay import desktop  # noqa: E402, F401 - fixture
@@ -136,7 +162,7 @@ def in_the_room(desktop, source) -> None:  # noqa: ANN001
 
     playing: dict = {}
 
-    def started(audio) -> None:  # noqa: ANN001
+    def started(audio, _text: str = "") -> None:  # noqa: ANN001
         playing.update(samples=clip_samples(audio), at=source.played)
         source.mix(playing["samples"], ROOM_DELAY_S, ROOM_GAIN)
 

@@ -7,7 +7,7 @@ Her own voice: HER_WAV is played into the room as she would play it (its samples
 to her hearing as she starts), after the GUI thread was busy for a moment, so the
 microphone's sound waits unread; none of it may be taken for the user.
 
-Usage: python -m tests.voice.mic_driver DATA_DIR MODEL_CACHE WAV SINK HER_WAV
+Usage: python -m tests.voice.mic_driver DATA_DIR MODEL_CACHE WAV SINK HER_WAV HER_TEXT
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 def main() -> None:
     data_dir, cache, wav, sink = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
-    her_wav = sys.argv[5]
+    her_wav, her_text = sys.argv[5], sys.argv[6]
     import numpy as np
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -99,13 +99,13 @@ def main() -> None:
     wait(1500)
     heard.clear()
     time.sleep(0.6)  # a busy moment: the microphone's sound queues up unread
-    hearing.her_voice(her)
+    hearing.her_voice(her, her_text)
     player = play(her_wav)
     wait(15000, lambda: player.poll() is not None)
     wait(2000)
     echo = hearing.echo
     out.update(her_started=len(started), her_heard=list(heard), echo_delay=echo._delay,
-               echo_free=echo.echo_free)
+               echo_free=echo.echo_free, dropped_as_hers=hearing.dropped_as_hers)
     hearing.close()
     out["closed"] = hearing.source is None
     # the sound server goes away while the microphone is in use (last: it does not return)
