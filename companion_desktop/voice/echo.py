@@ -28,8 +28,9 @@ import numpy as np
 
 from companion_desktop.voice.audio import SAMPLE_RATE
 
-#: The longest speaker-to-microphone delay looked for, in seconds (output latency included).
-MAX_LAG_S = 0.25
+#: The longest speaker-to-microphone delay looked for, in seconds (output latency included;
+#: Bluetooth speakers and a busy sound server lag 0.2-0.4 s).
+MAX_LAG_S = 0.5
 MAX_LAG = int(MAX_LAG_S * SAMPLE_RATE)
 #: Adaptive filter length and how many of its taps lie before the found delay.
 TAPS, PRE = 256, 32

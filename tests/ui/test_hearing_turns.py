@@ -123,29 +123,34 @@ def test_a_spoken_turn_takes_the_staged_photo_and_sets_a_reminder(qtbot, vision_
 
 
 HER_SAYS = "It is so good to see you again, I missed our long talks about the stars."
-SLOW_SPEAKERS_S = 0.45  # a Bluetooth-like lag: later than the echo canceller looks
 
 
-@pytest.mark.parametrize("told", [True, False])
+@pytest.mark.parametrize("lag_s,told,outcome", [
+    (0.45, False, "unheard"),  # Bluetooth-like speakers: the canceller finds and removes her
+    (0.75, True, "dropped"),  # later than it looks: her words keep her sound from a turn
+    (0.75, False, "sent"),  # told no words, the same sound is a turn: what the guard stops
+])
 def test_her_voice_from_slow_speakers_makes_no_turn(qtbot, chat, server, tmp_path,
-                                                    model_cache, told):
-    """Her voice reaches the microphone later than the canceller looks for, so its sound
-    gets through; her words, which her hearing was told, keep it from being a turn. Told
-    no words (``told`` False), the same sound is sent as the user's: what the guard stops."""
+                                                    model_cache, lag_s, told, outcome):
     source = hands_free(chat, model_cache, speed=2.0)
     server.scripts.append(Script(["Mm?"]))
+    started = []
+    chat.hearing.speech_started.connect(lambda: started.append(True))
     her = spoken(HER_SAYS, tmp_path, voice="en-us+f3")
     chat.hearing.her_voice(her, HER_SAYS if told else "")
-    source.mix(her, SLOW_SPEAKERS_S, 0.6)
+    source.mix(her, lag_s, 0.6)
     qtbot.waitUntil(lambda: source.pending_s == 0, timeout=WAIT_MS)
-    if told:
-        qtbot.waitUntil(lambda: chat.hearing.dropped_as_hers == 1, timeout=WAIT_MS)
-        qtbot.wait(500)
-        assert server.user_messages() == [] and not chat.busy
-        assert chat.hearing.state == "listening"  # still listening for the user
-    else:
+    if outcome == "sent":
         qtbot.waitUntil(lambda: len(server.user_messages()) == 1, timeout=WAIT_MS)
         assert chat.hearing.dropped_as_hers == 0
+        return
+    if outcome == "dropped":
+        qtbot.waitUntil(lambda: chat.hearing.dropped_as_hers == 1, timeout=WAIT_MS)
+    qtbot.wait(1500)  # the silence that would end an utterance, and its recognition
+    assert server.user_messages() == [] and not chat.busy
+    assert chat.hearing.state == "listening"  # still listening for the user
+    if outcome == "unheard":
+        assert started == [] and chat.hearing.dropped_as_hers == 0  # no barge-in either
 
 
 # ------------------------------------------------------------------ her voice (the desktop)
