@@ -152,7 +152,7 @@ class MicSource(AudioSource):
         if io is None or broken(source):
             source.deleteLater()
             self.failed.emit(f"The microphone “{device.description()}” could not be opened "
-                             "(busy or not allowed).")
+                             "(in use by another program, unplugged, or not allowed).")
             return False
         self.device, self._source, self._io, self._format = device, source, io, fmt
         self._heard_at = time.monotonic() + STALL_S  # a slow start is not a stall

@@ -108,6 +108,21 @@ def main() -> None:
                echo_free=echo.echo_free, dropped_as_hers=hearing.dropped_as_hers)
     hearing.close()
     out["closed"] = hearing.source is None
+    # the chosen microphone is unplugged before it opens: refused, and said
+    key = next(bytes(d.id()).decode() for d in microphones() if d.description() == "Test_microphone")
+    chosen, refused = MicSource(key), []
+    chosen.failed.connect(refused.append)
+    modules = subprocess.run(["pactl", "list", "short", "modules"], capture_output=True,
+                             text=True, check=True).stdout
+    subprocess.run(["pactl", "unload-module", next(line.split()[0] for line in modules.splitlines()
+                                                   if "module-virtual-source" in line)], check=True)
+    wait(500)
+    out.update(unplugged_opened=chosen.start(), unplugged=refused)
+    subprocess.run(["pactl", "load-module", "module-virtual-source", "source_name=testmic",
+                    "master=room.monitor", "source_properties=device.description=Test_microphone"],
+                   check=True, capture_output=True)  # plugged in again
+    subprocess.run(["pactl", "set-default-source", "testmic"], check=True)
+    wait(500)
     # the sound server goes away while the microphone is in use (last: it does not return)
     source, gone = MicSource(None), []
     source.failed.connect(gone.append)
