@@ -13,7 +13,7 @@ DEB_PACKAGES=(xvfb xcompmgr libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-
   libegl1 libgl1 libgl1-mesa-dri libegl-mesa0 libfontconfig1 libdbus-1-3 fonts-noto-color-emoji
   espeak-ng desktop-file-utils appstream xdotool openbox
   pulseaudio pulseaudio-utils  # a sound server with a test microphone (tests/voice/test_mic_capture.py)
-  binutils)  # binutils: objdump for the bundle build
+  binutils)  # binutils: objdump and strip for the bundle build
 
 install_system_packages() {
   command -v dpkg-query >/dev/null 2>&1 || return 0
