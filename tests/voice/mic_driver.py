@@ -18,20 +18,26 @@ import sys
 from pathlib import Path
 
 
+def qt_wait(app, ms: int, until=lambda: False) -> None:  # noqa: ANN001
+    """Run ``app``'s events for ``ms`` milliseconds, or until ``until()`` is true."""
+    from PySide6.QtCore import QTimer
+
+    timer = QTimer(singleShot=True)
+    timer.start(ms)
+    while timer.isActive() and not until():
+        app.processEvents()
+
+
 def main() -> None:
     data_dir, cache, wav, sink = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
     her_wav, her_text = sys.argv[5], sys.argv[6]
     import numpy as np
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     app = QApplication([])
 
     def wait(ms: int, until=lambda: False) -> None:  # noqa: ANN001
-        timer = QTimer(singleShot=True)
-        timer.start(ms)
-        while timer.isActive() and not until():
-            app.processEvents()
+        qt_wait(app, ms, until)
 
     def play(path: str = wav) -> subprocess.Popen:
         return subprocess.Popen(["paplay", "-d", sink, path])

@@ -13,16 +13,14 @@ import time
 
 def main() -> None:
     import numpy as np
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
+
+    from tests.voice.mic_driver import qt_wait
 
     app = QApplication([])
 
     def wait(ms: int, until=lambda: False) -> None:  # noqa: ANN001
-        timer = QTimer(singleShot=True)
-        timer.start(ms)
-        while timer.isActive() and not until():
-            app.processEvents()
+        qt_wait(app, ms, until)
 
     from companion_desktop.avatar.lipsync import mouth_track
     from companion_desktop.llm.wav import SpeechAudio
