@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from companion_desktop.pipeline.key_hold import held_message, held_url
 from companion_desktop.storage.settings import HearingSettings
 from companion_desktop.voice.audio import with_lead_in
 from companion_desktop.voice.listener import HearingOptions
@@ -39,8 +40,11 @@ def make_transcriber(settings: HearingSettings, cache_dir: Path, progress: Progr
 
         from companion_desktop.llm.transcription import RemoteTranscriber, transcription_key
 
+        key, held = transcription_key(), held_url(settings)
+        if key and held:  # a restored backup's address: no key until the user confirms it
+            raise SttError(held_message("hearing", held))
         client = client or httpx.Client(timeout=httpx.Timeout(60.0, connect=5.0))
-        return RemoteTranscriber(settings.base_url, settings.model, transcription_key(), client)
+        return RemoteTranscriber(settings.base_url, settings.model, key, client)
     missing = missing_packages()
     if missing:
         raise SttError(missing)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from companion_desktop.llm.base import ProviderConfig
+from companion_desktop.pipeline.key_hold import held_message, held_url
 from companion_desktop.storage.settings import LlmSettings
 
 if TYPE_CHECKING:
@@ -27,7 +28,9 @@ class Overrides:
 
 
 def provider_config(settings: LlmSettings, overrides: Overrides | None = None) -> ProviderConfig:
-    """The provider to use: overrides first, then the saved settings, then the preset."""
+    """The provider to use: overrides first, then the saved settings, then the preset.
+    ProviderNotReady when nothing usable is set, or when a key would go to an address a
+    restored backup brought that the user has not confirmed (``key_hold``)."""
     o = overrides or Overrides()
     pid = o.provider or settings.provider
     if not pid:
@@ -48,7 +51,11 @@ def provider_config(settings: LlmSettings, overrides: Overrides | None = None) -
     model = o.model or (settings.model if same else None)
     if not model:
         raise ProviderNotReady(f"Pick a model for {spec.name} (--model, or Settings > LLM Model).")
-    return ProviderConfig(provider_id=pid, base_url=url.rstrip("/"), model=model, api_key=get_key(pid))
+    key = get_key(pid)
+    held = held_url(settings) if same and not o.base_url else None
+    if held and key:  # a restored backup's address: no key until the user confirms it
+        raise ProviderNotReady(held_message("llm", held))
+    return ProviderConfig(provider_id=pid, base_url=url.rstrip("/"), model=model, api_key=key)
 
 
 def open_provider(config: ProviderConfig, client: httpx.Client | None = None):  # noqa: ANN201

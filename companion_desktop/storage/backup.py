@@ -5,13 +5,14 @@ consistent while the app runs), the kept photos (``keepsakes/``), the uploaded
 animation clips (``animations/``) and her avatar model (``models/``, the file
 Settings > Character points at); settings live in the database. API keys and
 MCP secrets live in the system keyring and are never in an archive.
-``manifest.json`` lists every file with its size and SHA-256, the app version,
-the schema revision, the reason and the time.
+``manifest.json`` (``backup_manifest``) lists every file with its size and SHA-256,
+the app version, the schema revision, the reason, the time and the creation order.
 
 Automatic backups (before a replace import, before a migration, once a day at
 start, before a restore) go to ``<data folder>/backups``; the newest
-``KEEP_AUTOMATIC`` are kept. Backups made on request there are never pruned.
-Restoring lives in ``backup_restore``.
+``KEEP_AUTOMATIC`` are kept, newest by creation order (``sequence``), never by a
+clock that may have been wrong, and the one just written is never pruned. Backups
+made on request there are never pruned. Restoring lives in ``backup_restore``.
 """
 
 from __future__ import annotations
@@ -20,38 +21,33 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import sqlite3
-import tempfile
 import threading
 import uuid
 import zipfile
-import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import ClassVar
 
 from sqlalchemy.orm import Session
 
 from .. import __version__
+from .backup_manifest import (
+    FORMAT, FORMAT_VERSION, MANIFEST, MODELS_DIR, UPLOADS_DIR, BackupError, BackupInfo,
+    damaged_info, info_of,
+)  # fmt: skip
+from .backup_work import work_folder
 from .errors import StorageError
 from .keepsakes import KEEPSAKE_DIR
 from .paths import DB_FILENAME
+from .private import private_dir
 from .settings import SettingsSection, load_settings, save_settings
 
 log = logging.getLogger(__name__)
 
 BACKUP_DIR = "backups"
-MANIFEST = "manifest.json"
-FORMAT = "companion-desktop-backup"
-FORMAT_VERSION = 1
 KEEP_AUTOMATIC = 7
-UPLOADS_DIR = "animations"  # pipeline.animations.UPLOADS_DIR
-MODELS_DIR = "models"
-#: What a backup holds and a restore replaces, beside the database.
-FOLDERS = (KEEPSAKE_DIR, UPLOADS_DIR, MODELS_DIR)
 REASON_MANUAL = "manual"
 REASON_DAILY = "daily"
 REASON_REPLACE = "before replace import"
@@ -60,26 +56,15 @@ REASON_RESTORE = "before restore"
 _CHUNK = 1 << 20
 #: Already-compressed files are stored, not deflated again.
 _STORED = {".jpg", ".jpeg", ".png", ".webp", ".gif", ".vrm", ".glb", ".vrma", ".zip"}
+#: Her model goes in only when it is a model file (a setting could name any file).
+MODEL_SUFFIXES = (".vrm", ".glb")
+MAX_MODEL_BYTES = 512 * 1024 * 1024  # avatar.vrm.limits: the loader's cap
+#: A date this far past "now" is not believed when ranking backups (a clock was ahead).
+CLOCK_SLACK = timedelta(days=1)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 #: progress(done, total) in bytes; called from the working thread.
 Progress = Callable[[int, int], None]
-
-
-class BackupError(StorageError):
-    """A backup could not be made or an archive is refused; nothing changed."""
-
-
-@dataclass(frozen=True)
-class BackupInfo:
-    """One archive: where, when (UTC), why, how big; ``automatic`` ones are pruned."""
-
-    path: Path
-    created_at: datetime
-    reason: str
-    size: int
-    automatic: bool
-    app_version: str
-    schema: tuple[str, ...]
 
 
 class DataGeneration(SettingsSection):
@@ -137,7 +122,9 @@ def _has_table(conn: sqlite3.Connection, name: str) -> bool:
 
 
 def avatar_model(db_file: Path) -> Path | None:
-    """The avatar model file her settings point at, when it exists."""
+    """The avatar model file her settings point at, when it exists and is a model file
+    (``.vrm``/``.glb`` starting with the glTF magic, at most :data:`MAX_MODEL_BYTES`):
+    a setting naming any other file never brings that file into an archive."""
     try:
         conn = sqlite3.connect(f"{db_file.resolve().as_uri()}?mode=ro", uri=True)
         try:
@@ -145,9 +132,18 @@ def avatar_model(db_file: Path) -> Path | None:
         finally:
             conn.close()
         path = json.loads(row[0]).get("model_path") if row else None
-    except (sqlite3.Error, ValueError, AttributeError):
+    except (sqlite3.Error, ValueError, AttributeError, TypeError):
         return None
-    return Path(path) if isinstance(path, str) and path and Path(path).is_file() else None
+    if not isinstance(path, str) or not path.lower().endswith(MODEL_SUFFIXES):
+        return None
+    model = Path(path)
+    try:
+        if not model.is_file() or model.stat().st_size > MAX_MODEL_BYTES:
+            return None
+        with model.open("rb") as handle:
+            return model if handle.read(4) == b"glTF" else None
+    except OSError:
+        return None
 
 
 def _members(data_dir: Path, snapshot: Path, model: Path | None) -> list[tuple[str, Path]]:
@@ -160,8 +156,13 @@ def _members(data_dir: Path, snapshot: Path, model: Path | None) -> list[tuple[s
                 if path.is_file() and not path.is_symlink():
                     members.append((path.relative_to(data_dir).as_posix(), path))
     if model is not None:
-        members.append((f"{MODELS_DIR}/{model.name}", model))
+        members.append((model_member(model), model))
     return members
+
+
+def model_member(model: Path) -> str:
+    """Her model's name inside an archive (and in the manifest: never a full path)."""
+    return f"{MODELS_DIR}/{model.name}"
 
 
 def _target(folder: Path, now: datetime, reason: str) -> Path:
@@ -179,7 +180,9 @@ def create_backup(
     data_dir: Path | str, target: Path | None = None, *, reason: str = REASON_MANUAL,
     now: datetime | None = None, automatic: bool = False, progress: Progress | None = None,
 ) -> BackupInfo:
-    """Write one archive (to ``target``, else into ``backups/``): temp file, then rename."""
+    """Write one archive (to ``target``, else into ``backups/``): its database copy in a
+    work folder inside the data folder (``backup_work``), the archive in a partial file
+    beside ``target``, then a rename. The archive's mode is 0600."""
     data_dir = Path(data_dir).expanduser()
     now = now or datetime.now(timezone.utc)
     source = data_dir / DB_FILENAME
@@ -187,44 +190,33 @@ def create_backup(
         raise BackupError(f"There is no database in {data_dir}: nothing to back up.", source)
     target = Path(target).expanduser() if target else _target(backup_dir(data_dir), now, reason)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _drop_leftovers(target.parent)
-        with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".backup-{os.getpid()}-") as work:
-            snapshot = Path(work) / DB_FILENAME
+        if target.parent == backup_dir(data_dir):
+            private_dir(target.parent)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        sequence = next_sequence(data_dir)
+        with work_folder(data_dir, target) as work:
+            snapshot = work.folder / DB_FILENAME
             schema = snapshot_database(source, snapshot)
             model = avatar_model(snapshot)
-            members = _members(data_dir, snapshot, model)
-            partial = Path(work) / "archive.zip"
-            files = _write_archive(partial, members, progress)
+            files = _write_archive(work.partial, _members(data_dir, snapshot, model), progress)
             manifest = {
                 "format": FORMAT, "format_version": FORMAT_VERSION, "app_version": __version__,
                 "schema_revision": schema, "created_at": now.astimezone(timezone.utc).isoformat(),
-                "reason": reason, "automatic": automatic, "files": files,
-                "avatar_model": str(model) if model is not None else None,
+                "reason": reason, "automatic": automatic, "sequence": sequence, "files": files,
+                "avatar_model": model_member(model) if model is not None else None,
             }  # fmt: skip
-            with zipfile.ZipFile(partial, "a") as archive:
+            with zipfile.ZipFile(work.partial, "a") as archive:
                 archive.writestr(MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False))
-            with partial.open("rb") as handle:
+            with work.partial.open("rb") as handle:
                 os.fsync(handle.fileno())
-            os.replace(partial, target)
+            os.replace(work.partial, target)
     except OSError as error:
         raise BackupError(f"Could not write the backup {target}: {error.strerror or error}",
                           target) from error
     log.info("backup %s (%s)", target, reason)
     return BackupInfo(target, now.astimezone(timezone.utc), reason, target.stat().st_size,
-                      automatic, __version__, tuple(schema))
-
-
-def _drop_leftovers(folder: Path) -> None:
-    """Remove the work folders of backups whose process died (killed mid-backup)."""
-    for work in folder.glob(".backup-*-*"):
-        try:
-            pid = int(work.name.split("-")[1])
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            shutil.rmtree(work, ignore_errors=True)
-        except (ValueError, PermissionError, OSError):
-            continue
+                      automatic, __version__, tuple(schema), sequence)
 
 
 def _write_archive(path: Path, members: list[tuple[str, Path]],
@@ -253,47 +245,33 @@ def _info(name: str, compress: int) -> zipfile.ZipInfo:
     return info
 
 
-def read_manifest(archive: Path) -> dict:
-    """The manifest of an archive; BackupError when it is not a readable backup."""
-    try:
-        with zipfile.ZipFile(archive) as zipped:
-            data = json.loads(zipped.read(MANIFEST))
-    except KeyError:
-        raise BackupError(f"{archive} is not a companion-desktop backup (no {MANIFEST}).",
-                          archive) from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, RecursionError, EOFError,
-            zlib.error) as error:
-        raise BackupError(f"{archive} is damaged or not a backup ({error}).", archive) from None
-    except OSError as error:
-        raise BackupError(f"Cannot read {archive}: {error.strerror or error}", archive) from error
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise BackupError(f"{archive} is not a companion-desktop backup.", archive)
-    if not isinstance(data.get("files"), list):
-        raise BackupError(f"{archive}: its manifest lists no files.", archive)
-    return data
-
-
-def info_of(archive: Path) -> BackupInfo:
-    data = read_manifest(archive)
-    try:
-        created = datetime.fromisoformat(str(data.get("created_at")))
-    except ValueError:
-        created = datetime.fromtimestamp(archive.stat().st_mtime, timezone.utc)
-    created = created if created.tzinfo else created.replace(tzinfo=timezone.utc)
-    return BackupInfo(archive, created, str(data.get("reason", "")), archive.stat().st_size,
-                      bool(data.get("automatic")), str(data.get("app_version", "")),
-                      tuple(str(r) for r in data.get("schema_revision") or ()))
-
-
-def list_backups(data_dir: Path | str) -> list[BackupInfo]:
-    """The archives in ``backups/``, newest first (unreadable ones are left out, logged)."""
+def list_backups(data_dir: Path | str, now: datetime | None = None) -> list[BackupInfo]:
+    """The archives in ``backups/``, newest first: by creation order (``sequence``), then
+    by date, where a date more than :data:`CLOCK_SLACK` after ``now`` counts as the
+    oldest. Damaged archives are listed with their ``problem`` (and sequence 0)."""
     found = []
     for path in sorted(backup_dir(data_dir).glob("*.zip")):
+        if not path.is_file():
+            continue
         try:
             found.append(info_of(path))
-        except (BackupError, OSError) as error:
+        except BackupError as error:
+            log.warning("damaged backup %s: %s", path, error)
+            found.append(damaged_info(path, str(error)))
+        except OSError as error:
             log.warning("skipping %s: %s", path, error)
-    return sorted(found, key=lambda b: (b.created_at, b.path.name), reverse=True)
+    limit = (now or datetime.now(timezone.utc)) + CLOCK_SLACK
+
+    def rank(info: BackupInfo) -> tuple:
+        believed = info.created_at if info.created_at <= limit else _EPOCH
+        return (info.sequence, believed, info.path.name)
+
+    return sorted(found, key=rank, reverse=True)
+
+
+def next_sequence(data_dir: Path | str) -> int:
+    """The creation-order number of the next archive written into ``backups/``."""
+    return 1 + max((b.sequence for b in list_backups(data_dir)), default=0)
 
 
 def space_used(data_dir: Path | str) -> int:
@@ -301,11 +279,16 @@ def space_used(data_dir: Path | str) -> int:
     return sum(p.stat().st_size for p in backup_dir(data_dir).glob("*.zip") if p.is_file())
 
 
-def prune(data_dir: Path | str, keep: int = KEEP_AUTOMATIC) -> list[Path]:
-    """Delete all but the newest ``keep`` automatic backups; returns what went."""
-    automatic = [b for b in list_backups(data_dir) if b.automatic]
+def prune(data_dir: Path | str, keep: int = KEEP_AUTOMATIC, *, protect: Path | None = None,
+          now: datetime | None = None) -> list[Path]:
+    """Delete all but the newest ``keep`` automatic backups (in :func:`list_backups`'
+    order; ``protect``, the one just written, always stays); returns what went.
+    Damaged archives are never deleted here."""
+    automatic = [b for b in list_backups(data_dir, now) if b.automatic and b.problem is None]
+    protected = [b for b in automatic if protect is not None and b.path == protect]
+    others = [b for b in automatic if b not in protected]
     gone = []
-    for old in automatic[keep:]:
+    for old in others[max(keep - len(protected), 0):]:
         old.path.unlink(missing_ok=True)
         gone.append(old.path)
     return gone
@@ -319,12 +302,13 @@ def has_data(data_dir: Path) -> bool:
 def auto_backup(data_dir: Path | str, reason: str, now: datetime | None = None,
                 progress: Progress | None = None) -> BackupInfo | None:
     """An automatic backup into ``backups/`` (None when there is no database yet), then
-    prune. Raises BackupError when it cannot be written: what it protects must not run."""
+    prune (never the new one). Raises BackupError when it cannot be written: what it
+    protects must not run."""
     data_dir = Path(data_dir).expanduser()
     if not has_data(data_dir):
         return None
     made = create_backup(data_dir, reason=reason, now=now, automatic=True, progress=progress)
-    prune(data_dir)
+    prune(data_dir, protect=made.path, now=now)
     return made
 
 
@@ -332,7 +316,7 @@ def daily_backup(data_dir: Path | str, now: datetime | None = None) -> BackupInf
     """The day's automatic backup at start: none when one was made today (local day)."""
     now = now or datetime.now().astimezone()
     today = now.astimezone().date()
-    for made in list_backups(data_dir):
+    for made in list_backups(data_dir, now):
         if made.reason == REASON_DAILY and made.created_at.astimezone(now.tzinfo).date() == today:
             return None
     try:
@@ -348,11 +332,3 @@ def start_daily_backup(data_dir: Path | str) -> threading.Thread:
     thread = threading.Thread(target=daily_backup, args=(data_dir,), name="daily-backup")
     thread.start()
     return thread
-
-
-def is_member_name(name: str) -> bool:
-    """A safe archive path: relative, no ``..``, the database or inside a known folder."""
-    parts = PurePosixPath(name).parts
-    if not parts or name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
-        return False
-    return name == DB_FILENAME or (len(parts) > 1 and parts[0] in FOLDERS)

@@ -30,6 +30,7 @@ from .errors import (
     unwritable,
 )
 from .paths import DB_FILENAME
+from .private import private_dir, private_file, tighten
 
 __all__ = [
     "BUSY_TIMEOUT_S",
@@ -95,6 +96,7 @@ class Database:
     @classmethod
     def open(cls, data_dir: Path | str, *, busy_timeout: float = BUSY_TIMEOUT_S) -> Database:
         """Open (creating the folder and file if missing) and migrate to the newest schema.
+        The folder is made private to the user (0700, the file 0600; ``storage.private``).
 
         A restore left unfinished (or staged by the running app) is completed first, and
         a database that needs migrating is backed up first (``storage.backup``; no
@@ -104,7 +106,8 @@ class Database:
         folder = Path(data_dir).expanduser()
         path = folder / DB_FILENAME
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            private_dir(folder)
+            tighten(folder)
         except OSError as error:
             detail = f"cannot create the folder {folder}: {error.strerror}"
             raise unwritable(path, detail) from error
@@ -120,6 +123,7 @@ class Database:
         try:
             with translating(path):
                 _enable_wal(engine, path)
+                private_file(path)  # SQLite gives its -wal and -shm files the same mode
                 migrate.upgrade(engine)
         except BaseException:
             engine.dispose()

@@ -80,7 +80,11 @@ class HotkeySettings(SettingsSection):
 
 
 class LlmSettings(SettingsSection):
-    """Settings > LLM Model. ``context_window`` is in tokens, 1024-131072 (default 8192)."""
+    """Settings > LLM Model. ``context_window`` is in tokens, 1024-131072 (default 8192).
+    ``unconfirmed_url``: a server URL a restored backup brought (``storage.restore_trust``);
+    while ``base_url`` is that URL, no key is sent to it until the user confirms it
+    (``pipeline.key_hold``). The same field in the voice and hearing sections does the
+    same for their servers."""
 
     SECTION: ClassVar[str] = "llm"
     provider: str | None = None
@@ -88,6 +92,7 @@ class LlmSettings(SettingsSection):
     model: str | None = None
     context_window: int = Field(default=8192, ge=1024, le=131072)
     context_scaling: bool = True
+    unconfirmed_url: str | None = None
 
 
 class AvatarSettings(SettingsSection):
@@ -128,6 +133,7 @@ class VoiceSettings(SettingsSection):
     base_url: str | None = None
     model: str = "tts-1"
     rate: float = Field(default=1.0, ge=0.5, le=2.0)
+    unconfirmed_url: str | None = None
 
 
 #: The keyring entry of the speech server's API key.
@@ -155,6 +161,7 @@ class HearingSettings(SettingsSection):
     model: str = Field(default="whisper-1", min_length=1, max_length=200)
     language: str = Field(default="", pattern=r"^([a-z]{2,3})?$")
     ptt_key: str = Field(default="F9", min_length=1, max_length=40)
+    unconfirmed_url: str | None = None
 
 
 #: The keyring entry of the speech-to-text server's API key.
@@ -177,6 +184,8 @@ class McpServerEntry(BaseModel):
     (streamable HTTP) + headers. Environment and header *values* are secrets and live
     in the keyring; only their names are stored here. ``reviews`` holds the user's
     choice per tool name (``ToolReview``); a tool with none asks before every run.
+    ``restored_off``: a restored backup brought it turned off (``storage.restore_trust``);
+    it stays off until the user turns it on, having seen its command.
 
     Settings from before reviews listed the tools to ask for in ``ask_tools``; those
     become "ask" reviews without a fingerprint (they keep asking, and every other tool,
@@ -191,6 +200,7 @@ class McpServerEntry(BaseModel):
     url: str = ""
     header_names: list[str] = Field(default_factory=list)
     enabled: bool = True
+    restored_off: bool = False
     reviews: dict[str, ToolReview] = Field(default_factory=dict)
 
     @model_validator(mode="before")

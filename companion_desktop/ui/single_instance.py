@@ -7,6 +7,11 @@ is taken already, it tells the running app to come forward and returns None: the
 caller exits without opening the database. Another folder has another lock and
 name, so it runs normally. The command line (``chat``, ``state``, ...) takes no lock:
 it works beside the app (SQLite in WAL mode).
+
+On Linux and macOS the socket lives in ``$XDG_RUNTIME_DIR`` when that is a folder of
+the user's own that nobody else can enter; elsewhere it has a predictable name in the
+temporary folder, so a second launch talks to it only when it is a socket owned by the
+same user (another user could have made one of that name first).
 """
 
 from __future__ import annotations
@@ -14,12 +19,16 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import stat
 import time
 from pathlib import Path
 from typing import IO
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QDir, QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+from companion_desktop.storage.locks import try_lock
+from companion_desktop.storage.private import private_dir
 
 log = logging.getLogger(__name__)
 LOCK_NAME = ".instance.lock"
@@ -30,30 +39,45 @@ REACH_S = 3.0
 
 
 def server_name(folder: Path | str) -> str:
-    """The local socket's name for ``folder`` (the same for every spelling of it)."""
+    """The local socket's name for ``folder`` (the same for every spelling of it): a
+    full path in a private ``$XDG_RUNTIME_DIR`` where there is one, else a bare name
+    (Qt puts it in the temporary folder)."""
     resolved = str(Path(folder).expanduser().resolve())
     digest = hashlib.sha256(resolved.encode("utf-8", "surrogatepass")).hexdigest()[:20]
     user = getattr(os, "getuid", lambda: "")()
-    return f"companion-desktop-{user}-{digest}"
+    name = f"companion-desktop-{user}-{digest}"
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    return str(Path(runtime) / name) if _private_folder(runtime) else name
 
 
-def _lock(path: Path) -> IO[bytes] | None:
-    """The open, locked file; None when another process holds the lock."""
-    handle = path.open("a+b")
+def _private_folder(path: str) -> bool:
+    """True for an absolute folder of this user's that nobody else may enter."""
+    if os.name != "posix" or not path or not os.path.isabs(path):
+        return False
     try:
-        if os.name == "nt":
-            import msvcrt
-
-            handle.seek(0)
-            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-        else:
-            import fcntl
-
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        info = os.lstat(path)
     except OSError:
-        handle.close()
-        return None
-    return handle
+        return False
+    return (stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+            and not stat.S_IMODE(info.st_mode) & 0o077)
+
+
+def socket_path(name: str) -> str:
+    """Where the socket of ``name`` is on disk (POSIX)."""
+    return name if "/" in name else os.path.join(QDir.tempPath(), name)
+
+
+def _socket_state(name: str) -> str:
+    """"ours" (a socket of this user's), "missing", or "foreign" (anything else)."""
+    if os.name != "posix":
+        return "ours"  # a named pipe: Windows checks who may open it
+    try:
+        info = os.lstat(socket_path(name))
+    except FileNotFoundError:
+        return "missing"
+    except OSError:
+        return "foreign"
+    return "ours" if stat.S_ISSOCK(info.st_mode) and info.st_uid == os.getuid() else "foreign"
 
 
 class Instance(QObject):
@@ -101,6 +125,15 @@ def ask_to_come_forward(name: str, within_s: float = REACH_S) -> bool:
     """Tell the app listening on ``name`` to come forward; False when none answered."""
     end = time.monotonic() + within_s
     while True:
+        state = _socket_state(name)
+        if state == "foreign":
+            log.warning("%s is not a socket of yours: not talking to it", socket_path(name))
+            return False
+        if state == "missing":
+            if time.monotonic() >= end:
+                return False
+            time.sleep(0.1)
+            continue
         socket = QLocalSocket()
         socket.connectToServer(name)
         if socket.waitForConnected(500):
@@ -120,8 +153,8 @@ def claim(folder: Path | str) -> Instance | None:
     name = server_name(folder)
     path = Path(folder).expanduser()
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        lock = _lock(path / LOCK_NAME)
+        private_dir(path)
+        lock = try_lock(path / LOCK_NAME)
     except OSError as error:
         log.warning("no instance lock in %s: %s", path, error)
         return Instance(name, None)

@@ -17,7 +17,9 @@ from PySide6.QtCore import QObject, QTimer
 
 from companion_desktop.engine.speech import SpokenPart
 from companion_desktop.llm import keys
+from companion_desktop.llm.tts import TtsError
 from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.key_hold import held_message, held_url
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import VOICE_KEY_ID, VoiceSettings, load_settings
 from companion_desktop.ui.avatar_host import AvatarHost
@@ -28,7 +30,8 @@ LIPS_MS = 33  # lip-sync updates while she speaks (about 30 per second)
 
 
 def tts_factory(service: CompanionService) -> Callable[[], object | None]:
-    """Builds the configured speech backend on demand (None while voice is off)."""
+    """Builds the configured speech backend on demand (None while voice is off; TtsError
+    when its key would go to an address a restored backup brought, not yet confirmed)."""
 
     def make() -> object | None:
         try:
@@ -39,6 +42,9 @@ def tts_factory(service: CompanionService) -> Callable[[], object | None]:
         if not settings.enabled:
             return None
         key = keys.get_key(VOICE_KEY_ID) if settings.backend == "openai" else None
+        held = held_url(settings)
+        if key and held:  # a restored backup's address: no key until the user confirms it
+            raise TtsError(held_message("voice", held))
         return BoundVoice.from_settings(settings, key)  # her saved voice and speed
 
     return make

@@ -333,11 +333,16 @@ def test_a_restore_that_cannot_move_a_file_says_so_and_is_finished_later(data_di
 
 
 def test_a_half_staged_restore_is_dropped(data_dir):
-    stage = data_dir / ".restore-abc" / "new"
-    stage.mkdir(parents=True)
-    (stage / "companion.sqlite3").write_bytes(b"half")
+    stage = data_dir / ".restore-0123456789ab"  # as a restore names it, with its marker
+    (stage / "new").mkdir(parents=True)
+    (stage / "STAGE").touch()
+    (stage / "new" / "companion.sqlite3").write_bytes(b"half")
+    mine = data_dir / ".restore-abc" / "new"  # not one of ours: left alone
+    mine.mkdir(parents=True)
+    (mine / "companion.sqlite3").write_bytes(b"the user's")
     Database.open(data_dir).close()
-    assert facts(data_dir) == ["User said first."] and not (data_dir / ".restore-abc").exists()
+    assert facts(data_dir) == ["User said first."] and not stage.exists()
+    assert (mine / "companion.sqlite3").read_bytes() == b"the user's"
 
 
 def test_automatic_backups_keep_the_last_seven(data_dir):

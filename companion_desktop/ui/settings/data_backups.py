@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from companion_desktop.pipeline.key_hold import restore_lines
 from companion_desktop.storage import backup
 from companion_desktop.storage.backup import BackupInfo
 from companion_desktop.storage.backup_restore import Restored, pending_restore, restore_backup
@@ -49,6 +50,7 @@ HINT = ("A backup is the full copy: her database with your settings, the kept ph
 REASONS = {"manual": "Made by you", "daily": "Daily", "before replace import":
            "Before a replace import", "before migration": "Before an update",
            "before restore": "Before a restore"}
+DAMAGED = "Damaged: cannot be restored"
 
 
 class _Progress(QObject):
@@ -116,14 +118,15 @@ class BackupsSection(QWidget):
         found = backup.list_backups(self.data_dir)
         self.table.setRowCount(len(found))
         for row, item in enumerate(found):
-            cells = (when_text(item.created_at), REASONS.get(item.reason, item.reason),
-                     size_text(item.size))
+            why = DAMAGED if item.problem else REASONS.get(item.reason, item.reason)
+            cells = (when_text(item.created_at), why, size_text(item.size))
             for column, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
-                cell.setToolTip(plain_tip(item.path))
+                cell.setToolTip(plain_tip(item.problem or item.path))
                 self.table.setItem(row, column, cell)
             button = QPushButton("Restore", objectName="secondaryButton")
-            button.setEnabled(not self.busy_now)
+            button.setEnabled(not self.busy_now and item.problem is None)
+            button.setProperty("damaged", item.problem is not None)
             button.clicked.connect(lambda _=False, path=item.path: self.restore(path))
             self.table.setCellWidget(row, 3, button)
         self._fit_height()
@@ -154,7 +157,7 @@ class BackupsSection(QWidget):
         self.bar.setVisible(on)
         self.bar.setRange(0, 0)
         for button in (self.create_button, self.file_button, *self.restore_buttons()):
-            button.setEnabled(not on)
+            button.setEnabled(not on and not button.property("damaged"))
         if text:
             status(self.status, text, "hint")
 
@@ -202,9 +205,11 @@ class BackupsSection(QWidget):
     def _restored(self, done: Restored) -> None:
         self._busy(False)
         self.refresh()
+        held = " ".join(restore_lines(done.review))
+        held = (f" For your safety: {held} Check Settings after the restart." if held else "")
         status(self.status, f"✓  The backup from {made_text(done.manifest)} is ready. It "
                             "takes her place when the app starts again; what is said until "
-                            "then is not kept.", "ok")
+                            f"then is not kept.{held}", "ok")
         self.restored.emit(done)
         if self.offer_quit():
             QApplication.quit()

@@ -34,6 +34,7 @@ from companion_desktop.storage.settings import (
     load_settings,
     save_settings,
 )
+from companion_desktop.ui.settings.held_url import HeldUrlNotice
 from companion_desktop.ui.settings.key_field import SAVED_KEY, KeyField
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form, status
 from companion_desktop.ui.voice_in_view import key_of
@@ -164,16 +165,30 @@ class HearingSection(QWidget):
         self.model.setPlaceholderText("whisper-1")
         self.key_field = KeyField(lambda: HEARING_KEY_ID, key_state(HEARING_KEY_ID),
                                   "hearingKeyField", wrap_state=True)
-        form.addRow("Server URL", self.base_url)
+        self.held_notice = HeldUrlNotice(self.service, "hearing", self.base_url.text)
+        self.held_notice.confirmed.connect(self._held_confirmed)
+        self.held_notice.applies = lambda: self.backend.currentData() == "server"
+        self.key_field.held = lambda: self.held_notice.held() is not None
+        self.base_url.textChanged.connect(lambda _text: self.held_notice.refresh())
+        url_box = QVBoxLayout()
+        url_box.setSpacing(4)
+        url_box.addWidget(self.held_notice)
+        url_box.addWidget(self.base_url)
+        form.addRow("Server URL", url_box)
         form.addRow("Model", self.model)
         form.addRow("API key", self.key_field)
-        self.server_rows = [self.base_url, self.model, self.key_field]
+        self.server_rows = [url_box, self.model, self.key_field]
+        self.key_field.refresh()
+
+    def _held_confirmed(self) -> None:
+        self.saved = self.saved.model_copy(update={"unconfirmed_url": None})
         self.key_field.refresh()
 
     def _backend_changed(self, _index: int = 0) -> None:
         server = self.backend.currentData() == "server"
         for row in self.server_rows:
             self.form.setRowVisible(row, server)
+        self.held_notice.refresh()  # the row's widgets were all shown
 
     # ---------------------------------------------------------------- microphone
     def fill_microphones(self) -> None:
@@ -250,7 +265,8 @@ class HearingSection(QWidget):
             max_s=round(self.max_length.value(), 1), backend=self.backend.currentData(),
             base_url=self.base_url.text().strip() or None,
             model=self.model.text().strip() or "whisper-1", language=self.language_code(),
-            ptt_key=self.ptt_key.text().strip() or "F9")
+            ptt_key=self.ptt_key.text().strip() or "F9",
+            unconfirmed_url=self.saved.unconfirmed_url)
 
     def check(self) -> None:
         """SettingsProblem when the section cannot be saved as filled in."""

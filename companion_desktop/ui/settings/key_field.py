@@ -35,6 +35,8 @@ class KeyField(QWidget):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.key_id, self.describe = key_id, describe
+        #: True while the page's address may not get the stored key (``held_url``).
+        self.held: Callable[[], bool] = lambda: False
         self.key = QLineEdit(objectName=line_name)
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_state = QLabel(objectName="keyState", wordWrap=wrap_state)
@@ -73,9 +75,12 @@ class KeyField(QWidget):
         self.key_state.setStyleSheet(f"color: {ERROR_COLOUR};" if kind == "error" else "")
 
     def value(self) -> str | None:
-        """The typed key, else the stored one (None when neither or no entry is chosen)."""
+        """The typed key, else the stored one (None when neither or no entry is chosen,
+        and no stored key while ``held()``: a restored backup's address not confirmed)."""
         key_id = self.key_id()
-        return self.typed() or (keys.get_key(key_id) if key_id else None)
+        if self.typed():
+            return self.typed()
+        return keys.get_key(key_id) if key_id and not self.held() else None
 
     def refresh(self) -> None:
         """Show whether a key is stored; blank state and no link while no entry is chosen."""

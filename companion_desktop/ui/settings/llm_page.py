@@ -33,6 +33,7 @@ from companion_desktop.ui.settings.form import (  # noqa: F401 - the pages' help
     new_form,
     status,
 )
+from companion_desktop.ui.settings.held_url import HeldUrlNotice
 from companion_desktop.ui.settings.key_field import SAVED_KEY, KeyField
 from companion_desktop.ui.switch import Switch
 
@@ -63,6 +64,9 @@ class LlmPage(QWidget):
             "Choose who she thinks with: a model on this computer or a cloud API.",
             objectName="pageHint", wordWrap=True))
         layout.addSpacing(10)
+        self.held_notice = HeldUrlNotice(service, "llm", self._shown_saved_url)
+        self.held_notice.confirmed.connect(self._held_confirmed)
+        layout.addWidget(self.held_notice)
         form = new_form()
         self.provider = QComboBox(objectName="providerCombo")
         if self.saved.provider not in SPECS:
@@ -74,6 +78,7 @@ class LlmPage(QWidget):
         self.base_url = QLineEdit(objectName="baseUrl")
         form.addRow("Server URL", self.base_url)
         self.key_field = KeyField(lambda: self.provider_id, self._describe_key, "apiKey")
+        self.key_field.held = lambda: self.held_notice.held() is not None
         self.key, self.key_state = self.key_field.key, self.key_field.key_state
         self.forget_key = self.key_field.forget_key
         form.addRow("API key", self.key_field)
@@ -116,6 +121,7 @@ class LlmPage(QWidget):
         for label in (self.models_status, self.test_result):
             label.hide()
         self.provider.currentIndexChanged.connect(self._provider_changed)
+        self.base_url.textChanged.connect(lambda _text: self.held_notice.refresh())
         index = self.provider.findData(self.saved.provider)
         self.provider.setCurrentIndex(max(0, index))
         self._provider_changed()
@@ -165,7 +171,17 @@ class LlmPage(QWidget):
             connect_timeout=5.0, stall_timeout=20.0,
         )
 
+    def _shown_saved_url(self) -> str | None:
+        """The address shown, while it is for the saved provider (a held one is its)."""
+        same = self.provider_id is not None and self.provider_id == self.saved.provider
+        return self.base_url.text() if same else None
+
+    def _held_confirmed(self) -> None:
+        self.saved = replace_settings(self.saved, unconfirmed_url=None)
+        self.key_field.refresh()
+
     def _provider_changed(self) -> None:
+        self.held_notice.refresh()
         chosen = self.provider_id is not None
         for widget in (self.base_url, self.key, self.model, self.refresh_button, self.test_button):
             widget.setEnabled(chosen)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from companion_desktop.llm import keys
 from companion_desktop.llm.mcp_client import McpTool
 from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.storage.restore_trust import server_what
 from companion_desktop.storage.settings import (
     McpServerEntry,
     McpSettings,
@@ -53,7 +54,7 @@ from companion_desktop.ui.switch import Switch
 
 #: Also offered from here: the editor's names (they lived in this module before).
 __all__ = ["MASK", "PAGE_STYLE", "TRANSPORTS", "Draft", "McpPage", "ServerEditor", "ServerRow",
-           "parse_pairs", "problem_of", "write_secrets"]
+           "parse_pairs", "problem_of", "trust_question", "write_secrets"]
 
 
 class ServerRow(QFrame):
@@ -79,8 +80,19 @@ class ServerRow(QFrame):
 
     def show_draft(self, draft: Draft) -> None:
         self.name.setText(draft.entry.name)
-        self.kind.setText(TRANSPORTS[draft.entry.transport])
+        restored = "  ·  turned off by a restore" if draft.entry.restored_off else ""
+        self.kind.setText(TRANSPORTS[draft.entry.transport] + restored)
+        self.enabled.blockSignals(True)
         self.enabled.setChecked(draft.entry.enabled)
+        self.enabled.blockSignals(False)
+
+
+def trust_question(entry: McpServerEntry) -> str:
+    """What to ask before a server a restored backup brought may run (or be reached)."""
+    what = "reaches" if entry.transport == "http" else "runs"
+    return (f"A restored backup brought the tool server {entry.name!r}, so it was turned "
+            f"off. It {what}:\n\n{server_what(entry)}\n\nTurn it on only if you know and "
+            "trust it. Turn it on?")
 
 
 class McpPage(QWidget):
@@ -91,6 +103,8 @@ class McpPage(QWidget):
         self.service = service
         #: Asks the user a yes/no question (tests replace it).
         self.confirm: Callable[[str], bool] = self._ask
+        #: Asks whether a server a restore turned off may run (tests replace it).
+        self.trust: Callable[[str], bool] = lambda text: ask_yes_no(self, "Tool server", text)
         #: Opens the editor; returns True when the user pressed OK (tests replace it).
         self.edit_dialog: Callable[[ServerEditor], bool] = lambda dlg: bool(dlg.exec())
         self.tools: dict[str, list[McpTool]] = {}
@@ -153,11 +167,28 @@ class McpPage(QWidget):
 
     def _add_row(self, draft: Draft) -> None:
         row = ServerRow(draft)
-        row.enabled.toggled.connect(lambda on, d=draft: setattr(d.entry, "enabled", on))
+        row.enabled.toggled.connect(lambda on, d=draft, r=row: self._toggled(d, r, on))
         item = QListWidgetItem(self.server_list)
         item.setSizeHint(row.sizeHint())
         self.server_list.setItemWidget(item, row)
         self._fit_list()
+
+    def _toggled(self, draft: Draft, row: ServerRow, on: bool) -> None:
+        if on and not self.trusted(draft):
+            row.show_draft(draft)  # stays off
+            return
+        draft.entry.enabled = on
+        row.show_draft(draft)
+
+    def trusted(self, draft: Draft) -> bool:
+        """True unless the server came with a restore and the user, shown its command,
+        says no (then it stays off); a yes is kept with the server when saved."""
+        if not draft.entry.restored_off:
+            return True
+        if not self.trust(trust_question(draft.entry)):
+            return False
+        draft.entry.restored_off = False
+        return True
 
     def row(self, index: int) -> ServerRow:
         widget = self.server_list.itemWidget(self.server_list.item(index))
@@ -232,8 +263,9 @@ class McpPage(QWidget):
     def list_tools(self) -> None:
         """Connect to the selected server off the GUI thread and show its tools."""
         draft = self.selected()
-        if draft is None:
+        if draft is None or not self.trusted(draft):
             return
+        self.row(self.drafts.index(draft)).show_draft(draft)
         self.list_button.setEnabled(False)
         self.busy.show()
         status(self.status_line, f"Connecting to {draft.entry.name}…", "hint")

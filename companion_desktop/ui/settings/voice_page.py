@@ -37,6 +37,7 @@ from companion_desktop.ui.settings.hearing_section import HearingSection, key_st
 from companion_desktop.ui.settings.key_field import KeyField
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form, status
 from companion_desktop.ui.switch import Switch
+from companion_desktop.ui.settings.held_url import HeldUrlNotice
 from companion_desktop.ui.voice import BoundVoice, VoiceOut
 
 BACKENDS = {"espeak": "Offline voice (espeak-ng)", "openai": "Speech server (OpenAI-compatible)"}
@@ -124,6 +125,12 @@ class VoicePage(QWidget):
                                   wrap_state=True)
         self.key, self.key_state = self.key_field.key, self.key_field.key_state
         self.forget_key = self.key_field.forget_key
+        self.held_notice = HeldUrlNotice(self.service, "voice", self.base_url.text)
+        self.held_notice.confirmed.connect(self._held_confirmed)
+        self.held_notice.applies = lambda: self.backend_id == "openai"
+        self.key_field.held = lambda: self.held_notice.held() is not None
+        self.base_url.textChanged.connect(lambda _text: self.held_notice.refresh())
+        url_box.insertWidget(0, self.held_notice)
         form.addRow("Server URL", url_box)
         form.addRow("Model", self.model)
         form.addRow("API key", self.key_field)
@@ -182,7 +189,13 @@ class VoicePage(QWidget):
         return VoiceSettings(
             enabled=self.enabled.isChecked(), backend=self.backend_id, voice=self.voice_id(),
             base_url=self.base_url.text().strip() or None,
-            model=self.model.text().strip() or "tts-1", rate=self.speed.value() / 100)
+            model=self.model.text().strip() or "tts-1", rate=self.speed.value() / 100,
+            unconfirmed_url=self.saved.unconfirmed_url)
+
+    def _held_confirmed(self) -> None:
+        self.saved = self.saved.model_copy(update={"unconfirmed_url": None})
+        self.key_field.refresh()
+        self.load_voices()
 
     def api_key(self) -> str | None:
         """The typed key, else the stored one."""
@@ -192,6 +205,7 @@ class VoicePage(QWidget):
         server = self.backend_id == "openai"
         for row in self.server_rows:
             self.form.setRowVisible(row, server)
+        self.held_notice.refresh()  # the row's widgets were all shown
         self.key_field.refresh()
         if load:
             self.voice.clear()
