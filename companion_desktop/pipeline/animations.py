@@ -30,6 +30,7 @@ from companion_desktop.storage.animations import (
     AnimationSettings,
 )
 from companion_desktop.storage.db import Database
+from companion_desktop.storage.private import private_dir, private_file
 from companion_desktop.storage.settings import load_settings, save_settings
 
 log = logging.getLogger(__name__)
@@ -245,7 +246,7 @@ class AnimationService:
         self.check_upload(path)
         self._ensure_synced()
         name = store.check_name(name or _pretty_name(path.stem))
-        self.uploads_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.uploads_dir)
         with self.db.read_session() as session:
             animation_id = self._new_id(path.stem, (e.id for e in store.list_entries(session)))
         relative = f"{UPLOADS_DIR}/{animation_id}.vrma"
@@ -254,6 +255,7 @@ class AnimationService:
         placed = False
         try:
             shutil.copyfile(path, part)
+            private_file(part)
             if part.stat().st_size > MAX_UPLOAD_BYTES:
                 raise AnimationUploadError(f"{path.name} grew past 25 MB while being copied.")
             with self.db.session() as session:

@@ -25,11 +25,9 @@ def _loose(mode: int) -> bool:
 
 
 def private_dir(path: Path) -> Path:
-    """``path`` as a folder (made with its parents when missing) that only its owner can
-    enter (0700 when new). Parents that exist already are left as they are."""
+    """``path`` as a folder, made 0700 when missing (a umask can only take bits away;
+    missing parents get the usual mode). One that exists is left to :func:`tighten`."""
     path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    if _POSIX:
-        _fix(path)
     return path
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -245,6 +247,18 @@ def test_upload_copies_and_records_its_file_path(service, tmp_path):
     assert entry.id == "upload_wave_1"
     assert uploads_left(service) == ["upload_wave_1.vrma"]
     assert service.entry("upload_wave_1").file_path == "animations/upload_wave_1.vrma"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_an_upload_is_private_whatever_the_umask(service, tmp_path):
+    old = os.umask(0o022)
+    try:
+        service.upload(write_vrma(tmp_path / "wave.vrma"))
+    finally:
+        os.umask(old)
+    folder = service.data_dir / "animations"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((folder / "upload_wave_1.vrma").stat().st_mode) == 0o600
 
 
 def test_delete_removes_file_and_row_and_refuses_builtins(service, tmp_path):

@@ -5,12 +5,16 @@ command line works beside the app; a crash leaves nothing that blocks the next s
 from __future__ import annotations
 
 import os
+import socket
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from companion_desktop.storage.paths import DB_FILENAME
+from companion_desktop.ui import single_instance
 from companion_desktop.ui.single_instance import claim, server_name
 from tests.ui.app_process import ROOT, AppProcess
 
@@ -81,3 +85,45 @@ def test_a_crashed_app_does_not_block_the_next_start(tmp_path):
         assert again.quit() < 3.0
     finally:
         again.kill()
+
+
+def test_the_socket_lives_in_a_private_runtime_folder(tmp_path, monkeypatch):
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    name = server_name(tmp_path / "data")
+    assert name.startswith(f"{runtime}/companion-desktop-")
+    instance = claim(tmp_path / "data")
+    try:
+        assert Path(name).is_socket()
+        assert stat.S_IMODE(Path(name).stat().st_mode) & 0o077 == 0
+    finally:
+        instance.release()
+    runtime.chmod(0o755)  # others may enter: not used, the temporary folder's name is
+    assert "/" not in server_name(tmp_path / "data")
+
+
+@pytest.mark.parametrize("what", ["file", "socket of another user"])
+def test_a_second_launch_does_not_talk_to_what_another_user_made(tmp_path, monkeypatch, what):
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    name = server_name(tmp_path / "data")
+    path = Path(single_instance.socket_path(name))
+    if what == "file":
+        path.write_text("not a socket")
+    else:
+        if os.getuid() != 0:
+            pytest.skip("only root can give a socket to another user")
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(path))
+        listener.listen(1)
+        os.chown(path, 4242, 4242)
+    try:
+        assert single_instance.ask_to_come_forward(name, within_s=2.0) is False
+        if what != "file":
+            listener.settimeout(0.5)
+            with pytest.raises(TimeoutError):
+                listener.accept()  # nobody connected
+    finally:
+        if what != "file":
+            listener.close()
+        path.unlink(missing_ok=True)
