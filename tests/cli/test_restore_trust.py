@@ -4,7 +4,6 @@ gets no key on its word, until the user confirms (``backup review --confirm``)."
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from companion_desktop.storage.backup import create_backup
 from companion_desktop.storage.db import Database
@@ -15,18 +14,12 @@ from companion_desktop.storage.settings import (
     McpSettings,
     VoiceSettings,
     load_settings,
-    save_settings,
 )
 from tests.cli.test_chat_cli import BLOCK, KEY, chat, chunks
 from tests.cli.test_cli import cli, web_save, write
 from tests.llm.provider_server import ProviderServer, StreamReply
 from tests.llm.wire_formats import openai_stream
-
-
-def settle(data_dir: Path, *sections) -> None:  # noqa: ANN002 - settings sections
-    with Database.open(data_dir) as db, db.session() as session:
-        for section in sections:
-            save_settings(session, section)
+from tests.storage.test_restore_trust import settle
 
 
 def test_a_restored_backup_runs_nothing_and_sends_no_key_until_confirmed(tmp_path):
