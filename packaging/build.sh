@@ -74,6 +74,7 @@ for heavy in torch sentence_transformers transformers onnxruntime hf_xet; do
 done
 
 ARCHIVE=dist/companion-desktop-$VERSION-linux-$(uname -m).tar.gz
-tar -C dist -czf "$ARCHIVE" companion-desktop
+# owned by uid 0 without names, one file time, name order: nothing of the build machine's
+bash packaging/archive.sh dist companion-desktop "$ARCHIVE"
 echo "build: $BUNDLE $(du -sh "$BUNDLE" | cut -f1), $ARCHIVE $(du -sh "$ARCHIVE" | cut -f1)," \
   "$(( $(date +%s) - started )) s"

@@ -25,6 +25,7 @@ from PySide6.QtGui import QGuiApplication
 
 from companion_desktop.ui.surfaces import Box, Surface, Win, surfaces
 from companion_desktop.ui.x11_probe import ewmh_check, x11_unavailable_reason
+from companion_desktop.ui.x11_props import NORMAL_TYPE, WindowProps, window_type
 
 log = logging.getLogger(__name__)
 COALESCE_MS = 30  # events within this time are read as one change
@@ -34,7 +35,6 @@ WATCHED = ("_NET_CLIENT_LIST_STACKING", "_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW"
            "_NET_WORKAREA", "_NET_CURRENT_DESKTOP", "_NET_WM_STATE", "_NET_WM_DESKTOP",
            "_NET_FRAME_EXTENTS", "WM_STATE")
 TITLES = ("_NET_WM_NAME", "WM_NAME")  # only the active window's title is read again
-NORMAL_TYPES = ("_NET_WM_WINDOW_TYPE_NORMAL",)
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,7 @@ class DesktopX11(QObject):
         self.own_pid = os.getpid() if own_pid is None else own_pid
         self.reason: str | None = x11_unavailable_reason()
         self._display = None
+        self._props: WindowProps | None = None  # reads properties over ``_display``
         self._wanted: set[str] = set()
         self._notifier: QSocketNotifier | None = None
         self._timer = QTimer(self, singleShot=True, interval=COALESCE_MS, timeout=self.refresh)
@@ -108,13 +109,14 @@ class DesktopX11(QObject):
             return
         self._display.set_error_handler(lambda *_args: None)  # a window gone mid-read
         self._root = self._display.screen().root
+        self._props = WindowProps(self._display)
         if not ewmh_check(self._display):
             self._display.close()
             self._display = None
             self.reason = "The window manager does not tell apps where windows are (no EWMH)."
             return
-        self._watched_atoms = {self._atom(name) for name in WATCHED}
-        self._title_atoms = {self._atom(name) for name in TITLES}
+        self._watched_atoms = {self._props.atom(name) for name in WATCHED}
+        self._title_atoms = {self._props.atom(name) for name in TITLES}
         self._root.change_attributes(event_mask=X.PropertyChangeMask | X.SubstructureNotifyMask)
         self._display.flush()
         self._notifier = QSocketNotifier(self._display.fileno(), QSocketNotifier.Type.Read, self)
@@ -189,7 +191,7 @@ class DesktopX11(QObject):
     def _retitle(self) -> None:
         """The active window's title changed (a player's, a browser's): that alone is read."""
         active = self._active
-        title = self._title(self._display.create_resource_object("window", active.wid))
+        title = self._props.title(self._display.create_resource_object("window", active.wid))
         if title != active.title:
             self._active = replace(active, title=title)
             self._active_key = (active.wid, active.app, title, active.fullscreen)
@@ -211,18 +213,9 @@ class DesktopX11(QObject):
             self.changed.emit()
 
     # ------------------------------------------------------------ reading
-    def _atom(self, name: str) -> int:
-        return self._display.intern_atom(name)
-
-    def _prop(self, window, name: str, kind: int = 0):  # noqa: ANN001
-        """A property's value list (None when absent or the window is gone)."""
-        from Xlib import error
-
-        try:
-            reply = window.get_full_property(self._atom(name), kind)
-        except (error.XError, error.BadWindow):
-            return None
-        return None if reply is None else reply.value
+    def _prop(self, window, name: str):  # noqa: ANN001
+        """A 32-bit property's values (None when absent, of another format, or gone)."""
+        return self._props.values(window, name)
 
     def refresh(self) -> None:
         """Read the window list, geometry and the active window now."""
@@ -288,8 +281,7 @@ class DesktopX11(QObject):
         desktop = self._prop(window, "_NET_WM_DESKTOP")
         if desktop is not None and len(desktop) and int(desktop[0]) not in (current, ANY_DESKTOP):
             return None
-        states = self._prop(window, "_NET_WM_STATE")
-        states = {self._display.get_atom_name(s) for s in states} if states is not None else set()
+        states = set(self._props.names(self._prop(window, "_NET_WM_STATE")))
         if "_NET_WM_STATE_HIDDEN" in states:
             return None
         if window.get_attributes().map_state != X.IsViewable:
@@ -309,7 +301,7 @@ class DesktopX11(QObject):
             self._insets[frame] = (box.left - g.x, box.top - g.y,
                                    g.x + g.width + edge - box.right,
                                    g.y + g.height + edge - box.bottom)
-        return WindowInfo(wid, app, self._title(window), self._logical(box),
+        return WindowInfo(wid, app, self._props.title(window), self._logical(box),
                           "_NET_WM_STATE_FULLSCREEN" in states)
 
     def _sides(self, window, name: str) -> tuple[int, int, int, int]:  # noqa: ANN001
@@ -319,22 +311,13 @@ class DesktopX11(QObject):
             return 0, 0, 0, 0
         return tuple(max(0, min(int(v), 10_000)) for v in value)
 
-    def _title(self, window) -> str:  # noqa: ANN001
-        title = self._prop(window, "_NET_WM_NAME")
-        if title is None:
-            title = self._prop(window, "WM_NAME")
-        if isinstance(title, bytes):
-            title = title.decode("utf-8", "replace")
-        return str(title or "")[:500]
-
     def _learn(self, window) -> None:  # noqa: ANN001
         """What does not change about a client: its process, type, application and frame."""
         from Xlib import X
 
         pid = self._prop(window, "_NET_WM_PID")
         pid = int(pid[0]) if pid is not None and len(pid) else None
-        types = self._prop(window, "_NET_WM_WINDOW_TYPE")
-        names = [self._display.get_atom_name(t) for t in types] if types is not None else []
+        kind = window_type(self._props.names(self._prop(window, "_NET_WM_WINDOW_TYPE")))
         wm_class = window.get_wm_class()
         frame = window
         while True:  # the window manager's frame: the ancestor that is a child of the root
@@ -342,8 +325,7 @@ class DesktopX11(QObject):
             if parent is None or parent.id in (0, self._root.id):
                 break
             frame = parent
-        known = [n for n in names if n.startswith("_NET_WM_WINDOW_TYPE_")]
-        normal = not known or known[0] in NORMAL_TYPES  # the first one it names is its type
+        normal = kind == NORMAL_TYPE  # unknown types passed over, none known: NORMAL
         if pid == self.own_pid and not normal:
             self._own_frames.add(frame.id)  # her overlay: its moves are hers
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import shlex
 import shutil
 import sqlite3
@@ -71,7 +72,7 @@ def test_newer_database_is_refused_without_touching_it(data_dir: Path) -> None:
 def test_random_bytes_file_is_corrupt_and_unchanged(data_dir: Path) -> None:
     data_dir.mkdir(parents=True)
     path = data_dir / "companion.sqlite3"
-    path.write_bytes(os.urandom(8192))
+    path.write_bytes(random.Random(8).randbytes(8192))  # fixed noise, the same every run
     before = _snapshot(path)
     with pytest.raises(DatabaseCorruptError) as caught:
         Database.open(data_dir)
@@ -83,7 +84,7 @@ def test_random_bytes_file_is_corrupt_and_unchanged(data_dir: Path) -> None:
 def test_damaged_sqlite_file_is_corrupt_and_unchanged(data_dir: Path) -> None:
     path = _make_database(data_dir)
     content = bytearray(path.read_bytes())
-    content[100:] = os.urandom(len(content) - 100)  # keep the header, wreck the pages
+    content[100:] = random.Random(9).randbytes(len(content) - 100)  # keep the header only
     path.write_bytes(bytes(content))
     before = _snapshot(path)
     with pytest.raises(DatabaseCorruptError):

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from tests.ui.x11_desktop import XWindow, start_window_manager
+from tests.ui.x11_desktop import start_window_manager, windows  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.qt, pytest.mark.slow]
 INSET = 10  # the test overlay's feet are this far above its bottom
@@ -17,23 +17,6 @@ INSET = 10  # the test overlay's feet are this far above its bottom
 @pytest.fixture(scope="module")
 def xd():
     yield from start_window_manager()
-
-
-@pytest.fixture
-def windows(xd):
-    made: list[XWindow] = []
-
-    def make(*args, **kwargs) -> XWindow:
-        win = XWindow(xd, *args, **kwargs)
-        made.append(win)
-        return win
-
-    yield make
-    for win in made:
-        try:
-            win.close()
-        except Exception:  # noqa: BLE001 - closed by the test already
-            pass
 
 
 @pytest.fixture

@@ -61,7 +61,11 @@ class XWindow:
     """A plain X window, managed by the window manager like any program's."""
 
     def __init__(self, d, x: int, y: int, w: int, h: int, app: str = "testapp",  # noqa: ANN001
-                 title: str = "A window", kind: str | None = None) -> None:
+                 title: str = "A window", kind: str | list[str | int] | None = None,
+                 props: tuple[tuple[str, str, int, bytes | list[int]], ...] = ()) -> None:
+        """``kind``: its window type, or a list of them in order of preference (an atom's
+        name, or a raw atom number, possibly one the X server never made); ``props``:
+        more properties set before it is mapped, as (name, type, format, value)."""
         self.d = d
         screen = d.screen()
         self.win = screen.root.create_window(
@@ -74,10 +78,19 @@ class XWindow:
         self.win.set_wm_normal_hints(flags=Xutil.USPosition | Xutil.USSize, x=x, y=y,
                                      width=w, height=h)
         if kind is not None:
+            kinds = [kind] if isinstance(kind, str) else kind
             self.win.change_property(d.intern_atom("_NET_WM_WINDOW_TYPE"), Xatom.ATOM, 32,
-                                     [d.intern_atom(kind)])
+                                     [k if isinstance(k, int) else d.intern_atom(k)
+                                      for k in kinds])
+        for name, kind_name, fmt, value in props:
+            self.set(name, kind_name, fmt, value)
         self.win.map()
         d.sync()
+
+    def set(self, name: str, kind: str, fmt: int, value: bytes | list[int]) -> None:
+        """Sets the property ``name`` of type ``kind`` and format ``fmt`` (8, 16, 32)."""
+        self.win.change_property(self.d.intern_atom(name), self.d.intern_atom(kind), fmt, value)
+        self.d.sync()
 
     def retitle(self, title: str) -> None:
         self.win.change_property(self.d.intern_atom("_NET_WM_NAME"),
@@ -135,3 +148,21 @@ class XWindow:
     def close(self) -> None:
         self.win.destroy()
         self.d.sync()
+
+
+@pytest.fixture
+def windows(xd):  # noqa: ANN001 - the test module's X connection fixture
+    """Opens XWindows on ``xd`` (``windows(x, y, w, h, ...)``), closing them after the test."""
+    made: list[XWindow] = []
+
+    def make(*args, **kwargs) -> XWindow:  # noqa: ANN002, ANN003
+        win = XWindow(xd, *args, **kwargs)
+        made.append(win)
+        return win
+
+    yield make
+    for win in made:
+        try:
+            win.close()
+        except Exception:  # noqa: BLE001 - closed by the test already
+            pass

@@ -72,14 +72,9 @@ def read_document(path: str | Path, limits: Limits) -> Document:
     budget = Budget(limits.max_decoded_bytes, source)
     if data[:4] == GLB_MAGIC:
         json_bytes, bin_chunk, container = *_split_glb(data, source, limits), "glb"
-    elif data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{":
-        json_bytes, bin_chunk, container = data, None, "json"
+        obj = _parse_json(json_bytes, source)
     else:
-        raise AvatarLoadError(
-            f"{source} is not a glTF, GLB or VRM file (it starts with neither the GLB "
-            "magic 'glTF' nor a JSON object)"
-        )
-    obj = _parse_json(json_bytes, source)
+        obj, bin_chunk, container = _parse_gltf_text(data, source), None, "json"
     _check_arrays(obj, source, limits)
     objects = object_count(obj)
     if objects > limits.max_gltf_objects:
@@ -170,12 +165,30 @@ def _split_glb(data: bytes, source: str, limits: Limits) -> tuple[bytes, memoryv
     return json_bytes, bin_chunk
 
 
-def _parse_json(raw: bytes, source: str) -> dict[str, Any]:
+def _parse_gltf_text(data: bytes, source: str) -> dict[str, Any]:
+    """A .gltf file's JSON object. Bytes that are not UTF-8 text starting with ``{`` (noise,
+    another format) get one message, whatever their first byte; text that starts like JSON
+    but cannot be parsed says where it breaks."""
     try:
-        text = raw.decode("utf-8-sig")
-        obj = json.loads(text)
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = ""
+    if not text.lstrip(" \t\r\n").startswith("{"):
+        raise AvatarLoadError(
+            f"{source} is not a glTF, GLB or VRM file (it is neither a GLB, which starts with "
+            "'glTF', nor JSON text)"
+        )
+    return _parse_json(text, source, f"{source} is not a glTF, GLB or VRM file: its JSON")
+
+
+def _parse_json(raw: bytes | str, source: str, what: str = "") -> dict[str, Any]:
+    """The glTF JSON object in ``raw`` (a GLB's JSON chunk, or a .gltf file's text); ``what``
+    names it in the message when it cannot be parsed."""
+    try:
+        obj = json.loads(raw if isinstance(raw, str) else raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise AvatarLoadError(f"{source}: its glTF JSON cannot be read ({exc})") from exc
+        what = what or f"{source}: its glTF JSON"
+        raise AvatarLoadError(f"{what} cannot be read ({exc})") from exc
     if not isinstance(obj, dict):
         raise AvatarLoadError(f"{source}: its glTF JSON is not an object")
     version = _version_text(get(as_dict(obj.get("asset")), "version", "2.0"))

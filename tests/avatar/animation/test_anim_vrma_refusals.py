@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import struct
 import tempfile
 import time
@@ -120,21 +119,35 @@ def test_time_rules(tmp_path):
         load_vrma(v.write(tmp_path / "nan.vrma"))
 
 
+def _noise(seed: int, size: int = 4096) -> bytes:
+    """Fixed bytes that look random (the same every run)."""
+    return np.random.default_rng(seed).integers(0, 256, size, dtype=np.uint8).tobytes()
+
+
 def test_not_gltf_truncated_and_empty(tmp_path):
     good = simple_vrma(tmp_path / "good.vrma").read_bytes()
     cases = {
-        "random.vrma": (os.urandom(4096), "not a glTF"),
+        "random.vrma": (_noise(11), "not a glTF"),
+        # noise whose first byte could start JSON is no glTF either, whatever follows
+        "brace.vrma": (b"{" + _noise(12), "not a glTF"),
+        "spaced.vrma": (b" \r\n\t{" + _noise(13), "not a glTF"),
+        "bom.vrma": (b"\xef\xbb\xbf{" + _noise(14), "not a glTF"),
+        "broken json.vrma": (b'{"asset": ', "not a glTF"),
         "text.vrma": (b"hello, not an animation", "not a glTF"),
         "truncated.vrma": (good[: len(good) // 2], "truncated"),
         "header.vrma": (good[:16], "truncated"),
         "empty.vrma": (b"", "empty"),
         "json.vrma": (b"[1, 2, 3]", "not a glTF"),
     }
+    said = {}
     for name, (data, words) in cases.items():
         path = tmp_path / name
         path.write_bytes(data)
-        with pytest.raises(ClipLoadError, match=words):
+        with pytest.raises(ClipLoadError, match=words) as info:
             load_vrma(path)
+        said[name] = str(info.value).replace(name, "FILE")
+    noise = {said[name] for name in ("random.vrma", "brace.vrma", "spaced.vrma", "bom.vrma")}
+    assert len(noise) == 1, noise  # one message for noise, whatever its first byte
     with pytest.raises(ClipLoadError, match="no such file"):
         load_vrma(tmp_path / "missing.vrma")
 

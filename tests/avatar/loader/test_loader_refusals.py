@@ -96,6 +96,8 @@ def _big_zeros(doc: dict) -> None:
 CASES = {
     "empty file": (lambda: b"", "is empty", None),
     "random bytes": (_random_bytes, "not a glTF, GLB or VRM file", None),
+    "random bytes after a brace": (lambda: b"{" + _random_bytes(), "not a glTF, GLB or VRM file",
+                                   None),
     "wrong magic": (lambda: _glb_header(magic=b"gLTF"), "not a glTF, GLB or VRM file", None),
     "GLB version 1": (lambda: _glb_header(version=1), "GLB version 1", None),
     "length past the end": (lambda: _glb_header(extra_length=1000), "truncated", None),
