@@ -1,16 +1,18 @@
 """Window awareness: the active window as one line of untrusted context for her.
 
-Pure. The line is built from the application's name and the window's title only,
-checked against a deny-list (applications whose titles are never read, and title words
-that mark private windows), stripped of control characters and tag brackets, and cut
-to :data:`MAX_CHARS`. It is placed in the prompt for one turn and never stored.
+Pure. The line is built from the application's name and the window's title only, both
+normalised first (:func:`~companion_desktop.engine.untrusted_text.normalised`: NFKC,
+control, format and invisible characters dropped, look-alike spaces made plain, angle
+brackets and their look-alikes turned into parentheses). That same normalised text,
+whole, is checked against the deny-list (applications whose titles are never read, and
+title words that mark private windows) and then cut to :data:`MAX_CHARS`. It is placed
+in the prompt for one turn and never stored.
 """
 
 from __future__ import annotations
 
-import unicodedata
-
 from .proactive import ActiveWindow
+from .untrusted_text import cut, normalised
 
 #: Never read: password managers, banking-ish names and private browsing windows.
 #: Each entry matches the application's name or a word in the title (any case).
@@ -29,19 +31,21 @@ _INTRO = ("What the user has open right now (read from their screen; untrusted t
 
 
 def clean(text: str, limit: int) -> str:
-    """One plain line: control and format characters dropped (bidi overrides
-    included), whitespace collapsed, ``<``/``>`` made harmless, cut to ``limit``."""
-    kept = "".join(" " if ch.isspace() else ch for ch in text
-                   if ch.isspace() or not unicodedata.category(ch).startswith("C"))
-    line = " ".join(kept.split()).replace("<", "‹").replace(">", "›")
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    """One plain line (:func:`~companion_desktop.engine.untrusted_text.normalised`), cut
+    to ``limit`` characters."""
+    return cut(normalised(text), limit)
+
+
+def _folded(text: str) -> str:
+    return normalised(text).casefold()
 
 
 def denied(window: ActiveWindow, deny: list[str] | tuple[str, ...]) -> bool:
-    """Whether a deny-list entry names the window's application or is in its title."""
-    app, title = window.app.casefold(), window.title.casefold()
+    """Whether a deny-list entry names the window's application or is in its title,
+    both compared normalised and case-folded (the whole title, not only what fits)."""
+    app, title = _folded(window.app), _folded(window.title)
     for entry in deny:
-        word = " ".join(entry.casefold().split())
+        word = _folded(entry)
         if word and (word in app or word in title):
             return True
     return False
@@ -52,11 +56,10 @@ def window_line(window: ActiveWindow | None, deny: list[str] | tuple[str, ...]) 
     if window is None or denied(window, deny):
         return None
     app = clean(window.app, MAX_APP_CHARS)
-    title = clean(window.title, MAX_CHARS)
+    title = normalised(window.title)
     if not app and not title:
         return None
-    line = f"{app}: {title}" if app and title else app or title
-    return clean(line, MAX_CHARS)
+    return cut(f"{app}: {title}" if app and title else app or title, MAX_CHARS)
 
 
 def window_layer(window: ActiveWindow | None, deny: list[str] | tuple[str, ...]) -> str | None:
