@@ -15,6 +15,7 @@ from companion_desktop.engine.proactive import (
     Presence,
     decide,
     event_text,
+    retry_wait,
     speak_first_on,
     start_of_day,
 )
@@ -100,6 +101,21 @@ def test_daily_cap_and_gap():
     soon = verdict(now, presence, last_sent=now - 60 * MIN)
     assert soon.kind is None and soon.why == "too soon"
     assert verdict(now, presence, last_sent=now - 90 * MIN).kind == REMARK
+
+
+def test_failed_tries_count_toward_the_gap_and_back_off():
+    presence, now = present_for(300)
+    assert retry_wait(0, LIMITS.gap) == timedelta(0)
+    waits = [retry_wait(n, LIMITS.gap) / MIN for n in (1, 2, 3, 4, 5, 40)]
+    assert waits == [90, 180, 360, 720, 720, 720]  # doubling, at most 12 hours
+    assert retry_wait(1, timedelta(0)) == 30 * MIN  # never sooner than half an hour
+    early = verdict(now, presence, failures=1, last_failed=now - 89 * MIN)
+    assert early.kind is None and early.why == "backing off after a failed try"
+    assert verdict(now, presence, failures=1, last_failed=now - 90 * MIN).kind == REMARK
+    assert verdict(now, presence, failures=2, last_failed=now - 179 * MIN).kind is None
+    assert verdict(now, presence, failures=2, last_failed=now - 180 * MIN).kind == REMARK
+    capped = verdict(now, presence, failures=1, last_failed=now - 100 * MIN, sent_today=3)
+    assert capped.why == "daily cap reached"  # a failure lifts no other rule
 
 
 @pytest.mark.parametrize("block, why", [({"dnd": True}, "do not disturb"),

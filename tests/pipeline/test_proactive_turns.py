@@ -199,3 +199,39 @@ def test_remark_spoken_when_voice_is_on_and_blocked_by_dnd_fullscreen_and_mode(s
     assert speaker.speak(speaker.verdict(), runner) is None  # a failed call: nothing saved
     with db.read_session() as session:
         assert sum(t.content.startswith(EVENT_PREFIX) for t in repo.recent_turns(session, 50)) == 1
+
+
+def minute_ticks(speaker: SpeakFirst, runner: TurnRunner, clock: Clock, minutes: int) -> list:
+    """The desktop's tick, once a simulated minute for ``minutes`` minutes, with the user
+    at the keys all along; the times at which a moment was tried."""
+    tried = []
+    for _ in range(minutes):
+        clock.now += timedelta(minutes=1)
+        speaker.observe(timedelta(seconds=5))
+        verdict = speaker.verdict()
+        if verdict.kind is not None:
+            tried.append(clock.now)
+            speaker.speak(verdict, runner)
+    return tried
+
+
+def test_failed_calls_back_off_and_a_later_success_keeps_the_cap_and_gap(setup):
+    db, server, clock, runner, windows = setup
+    speaker = SpeakFirst(db, clock, windows)
+    start = clock.now
+    speaker.observe(timedelta(0))
+    server.default = Script(status=500)
+    asked = len(server.requests)
+    tried = minute_ticks(speaker, runner, clock, 120)  # two hours of a failing model
+    assert [t - start for t in tried] == [timedelta(minutes=45)]  # silence, then the gap
+    assert len(server.requests) - asked == 1
+    assert speaker.verdict().why == "backing off after a failed try"
+    tried = minute_ticks(speaker, runner, clock, 180)  # still failing: the wait doubles
+    assert [t - start for t in tried] == [timedelta(minutes=135)]
+    server.default = Script(reply_with_block("Still here?"))
+    tried = minute_ticks(speaker, runner, clock, 300)  # the model is back
+    assert [t - start for t in tried] == [timedelta(minutes=m) for m in (315, 405, 495)]
+    assert speaker.verdict().why == "daily cap reached"
+    with db.read_session() as session:
+        said = [t for t in repo.recent_turns(session, 50) if t.content.startswith(EVENT_PREFIX)]
+    assert len(said) == 3
