@@ -14,7 +14,7 @@ fullscreen: :class:`ActiveWindow` and :class:`ActiveWindowSource`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Protocol
 
 
@@ -180,5 +180,12 @@ def event_text(kind: str, away: timedelta | None = None) -> str:
 
 
 def start_of_day(now: datetime) -> datetime:
-    """Midnight of ``now``'s day, in ``now``'s time zone (the daily cap's day)."""
-    return now.replace(hour=0, minute=0, second=0, microsecond=0)
+    """Local midnight of ``now``'s day (the daily cap's day), with midnight's own UTC
+    offset, which on a daylight-saving day is not ``now``'s. ``now`` in a zone
+    (zoneinfo) follows that zone's rules; a fixed offset that is the system's at ``now``
+    (what ``datetime.now().astimezone()`` gives, the app's clock) follows the system's
+    rules; any other fixed offset is kept as it is."""
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0, fold=0)
+    if isinstance(now.tzinfo, timezone) and now.astimezone().utcoffset() == now.utcoffset():
+        return midnight.replace(tzinfo=None).astimezone()  # the system's offset at midnight
+    return midnight

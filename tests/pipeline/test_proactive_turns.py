@@ -4,11 +4,17 @@ model server on 127.0.0.1 speaking the OpenAI wire format."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
-from companion_desktop.engine.proactive import EVENT_PREFIX, GREETING, REMARK, ActiveWindow
+from companion_desktop.engine.proactive import (
+    EVENT_PREFIX,
+    GREETING,
+    REMARK,
+    ActiveWindow,
+    Verdict,
+)
 from companion_desktop.llm.base import ProviderConfig
 from companion_desktop.llm.registry import create_provider
 from companion_desktop.pipeline.companion import CompanionService
@@ -235,3 +241,17 @@ def test_failed_calls_back_off_and_a_later_success_keeps_the_cap_and_gap(setup):
     with db.read_session() as session:
         said = [t for t in repo.recent_turns(session, 50) if t.content.startswith(EVENT_PREFIX)]
     assert len(said) == 3
+
+
+def test_the_daily_cap_counts_from_local_midnight_on_a_daylight_saving_day(setup, berlin):
+    db, server, clock, runner, windows = setup
+    speaker = SpeakFirst(db, clock, windows)
+    clock.now = datetime(2026, 10, 25, 0, 30, tzinfo=berlin).astimezone()  # 00:30 summer time
+    assert speaker.speak(Verdict(REMARK, "test"), runner) is not None
+    configure(db, daily_cap=1)
+    clock.now = datetime(2026, 10, 25, 12, 0, tzinfo=berlin).astimezone()  # noon, winter time
+    speaker.observe(timedelta(seconds=1))
+    assert speaker.verdict().why == "daily cap reached"  # the 00:30 moment was today's
+    clock.now = datetime(2026, 10, 26, 0, 10, tzinfo=berlin).astimezone()
+    speaker.observe(timedelta(seconds=1))
+    assert speaker.verdict().why != "daily cap reached"  # a new day
