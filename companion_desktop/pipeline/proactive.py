@@ -4,8 +4,9 @@
 speaking-first events today, the user's last message, the mode, the settings) and, when
 she may, runs the moment as a system event through ``runner.run_system_event``: saved
 like her other messages, no stats moved. A failed try is remembered (in memory, for
-this run of the app) and backs the next one off (``engine.proactive.retry_wait``). :func:`window_context` is the runner's hook
-for the ``<active_window>`` prompt layer: read for one turn, never stored.
+this run of the app) and backs the next one off (``engine.proactive.retry_wait``).
+:func:`window_context` is the runner's hook for the ``<active_window>`` prompt layer:
+read for one turn, never stored.
 """
 
 from __future__ import annotations

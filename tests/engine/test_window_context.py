@@ -97,11 +97,10 @@ def test_words_the_user_said_are_theirs_not_the_windows():
 
 
 def test_a_long_run_copied_from_the_title_echoes_it_without_spaces():
-    title = "\u6771\u4eac\u306e\u5929\u6c17\u4e88\u5831\u3068\u9031\u672b\u306e\u304a\u3059\u3059\u3081\u30b9\u30dd\u30c3\u30c8\u4e00\u89a7"
+    title = "東京の天気予報と週末のおすすめスポット一覧"  # Tokyo weather and weekend spots
     layer = layer_of(title, app="chromium")
-    memory = "\u30e6\u30fc\u30b6\u30fc\u306f" + title + "\u3092\u898b\u3066\u3044\u308b"
-    assert echoes_window(memory, layer, said="\u3053\u3093\u306b\u3061\u306f")
-    assert not echoes_window("\u30e6\u30fc\u30b6\u30fc\u306f\u732b\u304c\u597d\u304d", layer, said="")
+    assert echoes_window(f"ユーザーは{title}を見ている", layer, said="こんにちは")
+    assert not echoes_window("ユーザーは猫が好き", layer, said="")  # "the user likes cats"
 
 
 def test_no_window_line_means_no_echo():

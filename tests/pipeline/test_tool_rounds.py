@@ -220,7 +220,8 @@ def test_results_are_cut_at_8000_characters(toolbox: Toolbox, hub: McpHub) -> No
     assert whole == "x" * 8000
 
 
-def test_the_chat_key_never_reaches_the_model_in_a_tool_result(toolbox: Toolbox, hub: McpHub) -> None:
+def test_the_chat_key_never_reaches_the_model_in_a_tool_result(toolbox: Toolbox,
+                                                               hub: McpHub) -> None:
     key = "sk-chat-SECRET-0123456789"
     provider = RoundScript([[call("c1", "echo", text=f"found {key} in ~/.config")], ["Done."]])
     provider.config = ProviderConfig("openai", "http://127.0.0.1:1/v1", "m", api_key=key)
