@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -30,6 +33,16 @@ def t0() -> datetime:
 @pytest.fixture
 def fresh() -> CharacterState:
     return new_character(T0)
+
+
+@pytest.fixture
+def berlin(monkeypatch: pytest.MonkeyPatch) -> Iterator[ZoneInfo]:
+    """The system's time zone is Europe/Berlin (daylight saving time) for one test."""
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    yield ZoneInfo("Europe/Berlin")
+    monkeypatch.undo()
+    time.tzset()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -4,6 +4,8 @@ Two moments: a greeting when the user comes back after a long absence, and now a
 a remark when they have been at the computer a long while without talking to her. Both
 are opt-in (on by default in Dating Sim Mode only), never during "do not disturb" or
 while the active window is fullscreen, at most ``daily_cap`` a day and ``gap`` apart.
+A failed try (the model call failed) counts toward the gap, and failures in a row back
+off (:func:`retry_wait`), so a broken model is not asked every minute.
 
 Also the small contract the desktop layer (X11) fulfils for window awareness and
 fullscreen: :class:`ActiveWindow` and :class:`ActiveWindowSource`.
@@ -12,7 +14,7 @@ fullscreen: :class:`ActiveWindow` and :class:`ActiveWindowSource`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Protocol
 
 
@@ -45,6 +47,11 @@ BREAK = timedelta(minutes=15)
 GREET_WITHIN = timedelta(minutes=10)
 #: Every speaking-first event text starts so (how the daily cap counts them).
 EVENT_PREFIX = "Speaking first: "
+
+#: The longest wait after failed tries in a row, and the shortest after one.
+MAX_RETRY_WAIT = timedelta(hours=12)
+MIN_RETRY_WAIT = timedelta(minutes=30)
+BACKING_OFF = "backing off after a failed try"
 
 GREETING = "greeting"
 REMARK = "remark"
@@ -112,14 +119,28 @@ class Verdict:
     why: str
 
 
+def retry_wait(failures: int, gap: timedelta) -> timedelta:
+    """How long after the last of ``failures`` failed tries in a row the next may start:
+    nothing after none; after one the gap (at least MIN_RETRY_WAIT), doubled for each
+    further failure, at most MAX_RETRY_WAIT."""
+    if failures <= 0:
+        return timedelta(0)
+    wait = max(gap, MIN_RETRY_WAIT) * 2 ** min(failures - 1, 16)
+    return max(min(wait, MAX_RETRY_WAIT), MIN_RETRY_WAIT)
+
+
 def decide(now: datetime, presence: Presence, limits: Limits, *, enabled: bool,
            dnd: bool, fullscreen: bool, busy: bool, last_chat: datetime | None,
-           sent_today: int, last_sent: datetime | None) -> Verdict:
+           sent_today: int, last_sent: datetime | None, failures: int = 0,
+           last_failed: datetime | None = None) -> Verdict:
     """Whether she speaks first now, and how. ``last_chat``: the user's last message;
-    ``sent_today``/``last_sent``: her speaking-first events today and the last one."""
+    ``sent_today``/``last_sent``: her speaking-first events today and the last one;
+    ``failures``/``last_failed``: her failed tries in a row since then, and the last."""
+    backing_off = last_failed is not None and now - last_failed < retry_wait(failures, limits.gap)
     blocked = [(not enabled, "off"), (dnd, "do not disturb"), (fullscreen, "fullscreen"),
                (busy, "busy"), (sent_today >= limits.daily_cap, "daily cap reached"),
-               (last_sent is not None and now - last_sent < limits.gap, "too soon")]
+               (last_sent is not None and now - last_sent < limits.gap, "too soon"),
+               (backing_off, BACKING_OFF)]
     for hit, why in blocked:
         if hit:
             return Verdict(None, why)
@@ -159,5 +180,12 @@ def event_text(kind: str, away: timedelta | None = None) -> str:
 
 
 def start_of_day(now: datetime) -> datetime:
-    """Midnight of ``now``'s day, in ``now``'s time zone (the daily cap's day)."""
-    return now.replace(hour=0, minute=0, second=0, microsecond=0)
+    """Local midnight of ``now``'s day (the daily cap's day), with midnight's own UTC
+    offset, which on a daylight-saving day is not ``now``'s. ``now`` in a zone
+    (zoneinfo) follows that zone's rules; a fixed offset that is the system's at ``now``
+    (what ``datetime.now().astimezone()`` gives, the app's clock) follows the system's
+    rules; any other fixed offset is kept as it is."""
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0, fold=0)
+    if isinstance(now.tzinfo, timezone) and now.astimezone().utcoffset() == now.utcoffset():
+        return midnight.replace(tzinfo=None).astimezone()  # the system's offset at midnight
+    return midnight

@@ -3,19 +3,24 @@
 :class:`McpTool` is a tool a server offers, :class:`CallOutcome` a call's result as text
 for the model, :class:`McpServerError` a server that could not be reached or used (its
 message fit to show the user). The helpers turn SDK results into text and pick the
-meaningful cause out of the SDK's nested exception groups; none quotes a secret.
+meaningful cause out of the SDK's nested exception groups; :func:`scrub` takes every
+configured secret and every control character out of a server's error output.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import httpx
 from mcp import types
+
+from companion_desktop.engine.untrusted_text import strip_controls
+from companion_desktop.llm.errors import redact
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,21 @@ class McpServerError(Exception):
         super().__init__(message)
         self.server = server
         self.message = message
+
+
+def scrub(text: str, secrets: Iterable[str], keep: str = "") -> str:
+    """A server's error output fit to show, log and give the model: every secret of
+    ``secrets`` (4 characters or more; raw, escaped, JSON or URL-encoded) replaced by
+    ``***``, escape sequences and control, format and invisible characters dropped
+    (those in ``keep``, e.g. ``"\\n"``, stay). Redacted before and after the stripping, so
+    a secret split by an escape code or a zero-width character is caught too."""
+    secrets = [s for s in secrets if s]
+    for secret in secrets:
+        text = redact(text, secret)
+    text = strip_controls(text, keep)
+    for secret in secrets:
+        text = redact(text, secret)
+    return text
 
 
 def describe_size(size: int) -> str:

@@ -4,8 +4,9 @@ A :class:`McpConnection` is owned by a runner task on the hub's asyncio loop; it
 the transport (stdio or streamable HTTP), initializes the session, lists tools and
 runs calls, and stops within about STOP_TIMEOUT seconds. Server processes (stdio) get
 a minimal environment plus their configured variables; their stderr goes to a private
-temporary file whose last line explains a failed start. Nothing here logs an
-environment or header value.
+temporary file whose last line explains a failed start. Every message made from what
+a server says (its stderr, its errors) is scrubbed of the configured env and header
+values and of control characters; nothing here logs such a value.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from companion_desktop.llm.mcp_results import (
     outcome_from_result,
     root_cause,
     safe_url,
+    scrub,
 )
 from companion_desktop.llm.programs import find_program, path_with
 
@@ -49,6 +51,8 @@ MAX_TOOL_PAGES = 20
 HTTP_TIMEOUT = httpx.Timeout(30.0, read=300.0)
 #: A server's stderr file is emptied when it grows past this many bytes.
 STDERR_LIMIT = 1024 * 1024
+#: A word of a header value this long is a secret on its own too (the token of "Bearer t").
+TOKEN_PART_CHARS = 8
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,15 @@ class McpServerConfig:
     url: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
+
+    @property
+    def secrets(self) -> list[str]:
+        """What a message must never quote: every env and header value, and each word
+        of a header value of TOKEN_PART_CHARS or more; longest first."""
+        found = {*self.env.values(), *self.headers.values()}
+        found |= {word for value in self.headers.values() for word in value.split()
+                  if len(word) >= TOKEN_PART_CHARS}
+        return sorted((s for s in found if s), key=len, reverse=True)
 
 
 class McpConnection:
@@ -165,20 +178,27 @@ class McpConnection:
         else:
             text = f"The MCP server {name!r} failed to start ({type(root).__name__})."
         tail = self.stderr_tail()
-        return McpServerError(name, f"{text} It said: {tail}" if tail else text)
+        message = f"{text} It said: {tail}" if tail else text
+        return McpServerError(name, scrub(message, config.secrets))
 
     def stderr_tail(self, limit: int = 300) -> str:
-        """The last non-empty line the server wrote to stderr, cut to ``limit`` chars."""
+        """The last non-empty line the server wrote to stderr (among its last 4,000
+        bytes; a line begun before them is not shown, as it may hold part of a secret),
+        scrubbed (``scrub``) and then cut to ``limit`` chars."""
         if self._stderr is None or self._stderr.closed:
             return ""
         try:
             self._stderr.flush()
             size = self._stderr.seek(0, os.SEEK_END)
-            self._stderr.seek(max(0, size - 4000))
+            start = self._stderr.seek(max(0, size - 4000))
+            if start:
+                self._stderr.seek(start - 1)  # whether a line starts right at ``start``
             lines = self._stderr.read().decode("utf-8", "replace").splitlines()
         except OSError:
             return ""
-        lines = [line.strip() for line in lines if line.strip()]
+        lines = lines[1:] if start else lines  # the line cut by the 4,000-byte window
+        secrets = self.config.secrets
+        lines = [line for raw in lines if (line := " ".join(scrub(raw, secrets).split()))]
         return lines[-1][:limit] if lines else ""
 
     async def list_tools(self) -> list[McpTool]:
@@ -214,13 +234,17 @@ class McpConnection:
             if error.error.code == types.CONNECTION_CLOSED:
                 await self.stop()
                 return CallOutcome("The MCP server closed the connection during the call.", True)
-            return CallOutcome(f"The tool failed: {error.error.message}"[:2000], True)
+            said = scrub(error.error.message, self.config.secrets, keep="\n")
+            return CallOutcome(f"The tool failed: {said}"[:2000], True)
         except Exception as error:  # noqa: BLE001 - reported to the model as an error result
             if is_connection_gone(error):
                 raise
             kind = type(error).__name__
             return CallOutcome(f"The tool's answer could not be read ({kind}).", True)
-        return outcome_from_result(result)
+        outcome = outcome_from_result(result)
+        if outcome.is_error:  # the server's own error text: no secrets, no control codes
+            return CallOutcome(scrub(outcome.text, self.config.secrets, keep="\n"), True)
+        return outcome
 
     def _trim_stderr(self) -> None:
         """Empty the stderr file past STDERR_LIMIT (the server shares its offset)."""

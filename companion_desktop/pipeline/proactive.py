@@ -3,8 +3,10 @@
 :class:`SpeakFirst` asks ``engine.proactive.decide`` with what the database knows (her
 speaking-first events today, the user's last message, the mode, the settings) and, when
 she may, runs the moment as a system event through ``runner.run_system_event``: saved
-like her other messages, no stats moved. :func:`window_context` is the runner's hook
-for the ``<active_window>`` prompt layer: read for one turn, never stored.
+like her other messages, no stats moved. A failed try is remembered (in memory, for
+this run of the app) and backs the next one off (``engine.proactive.retry_wait``).
+:func:`window_context` is the runner's hook for the ``<active_window>`` prompt layer:
+read for one turn, never stored.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ class SpeakFirst:
         self.clock = clock
         self.windows = windows
         self.presence = Presence()
+        self.failures = 0  # failed tries in a row since her last spoken moment
+        self.last_failed: datetime | None = None
 
     def settings(self) -> ProactiveSettings:
         with self.db.read_session() as session:
@@ -101,19 +105,23 @@ class SpeakFirst:
         return decide(now, self.presence, limits_of(settings),
                       enabled=speak_first_on(settings.speak_first, mode),
                       dnd=settings.do_not_disturb, fullscreen=self.fullscreen(), busy=busy,
-                      last_chat=last_chat, sent_today=today, last_sent=last_sent)
+                      last_chat=last_chat, sent_today=today, last_sent=last_sent,
+                      failures=self.failures, last_failed=self.last_failed)
 
     def speak(self, verdict: Verdict, runner: Any, cancel: Any = None) -> Any:
         """Run the moment as a system event; her TurnResult, or None (nothing to say, or
-        the call failed: nothing saved)."""
+        the call failed: nothing saved, and the next try backs off)."""
         if verdict.kind is None:
             return None
         text = event_text(verdict.kind, self.presence.away_for)
         try:
             result = runner.run_system_event(text, cancel=cancel)
         except Exception:  # noqa: BLE001 - a failed model call only means she stays quiet
-            log.warning("speaking first: the system event failed", exc_info=True)
+            self.failures, self.last_failed = self.failures + 1, self.clock()
+            log.warning("speaking first: the system event failed (%d in a row)", self.failures,
+                        exc_info=True)
             return None
+        self.failures, self.last_failed = 0, None
         self.presence.greeted()
         return result
 

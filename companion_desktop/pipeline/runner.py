@@ -55,6 +55,7 @@ from companion_desktop.pipeline.turn_parts import (  # noqa: F401 - re-exported 
     keep_photo,
     note_from,
     tool_reply,
+    without_window_echo,
 )
 from companion_desktop.storage import keepsakes as keepsake_store
 from companion_desktop.storage import reminders as reminder_store
@@ -162,6 +163,7 @@ class TurnRunner:
         raw, calls = self._reply(turn, text, images, state.name, hooks, cancel)
         parsed = parse_response(raw, companion_name=state.name)
         suggestion, extracted = self._suggestion(parsed, text, state, cancel)
+        suggestion = without_window_echo(suggestion, turn.window, text)
         shown, speech = self._speech(parsed.text, turn.speech)
         reminders: list[dict[str, Any]] = []
         after_commit: list[Callable[[], None]] = []
@@ -307,7 +309,8 @@ class TurnRunner:
         retrieved = self.working.last(retrieval_turns(settings.context_window, settings.context_scaling))
         history = retrieved[-budget.turns:]
         history = truncate_history(system, history, text, settings.context_window)
-        return PreparedTurn(system, history, settings, recall, voice.enabled, toolset)
+        return PreparedTurn(system, history, settings, recall, voice.enabled, toolset,
+                            layers.get("active_window"))
 
     def _reply(
         self, turn: PreparedTurn, text: str, images: tuple[ImagePart, ...], name: str,

@@ -7,7 +7,8 @@ back. Limits: MAX_ROUNDS tool rounds, MAX_CALLS_PER_ROUND calls each, CALL_TIMEO
 per call, results cut at RESULT_CHAR_LIMIT characters. History is refit to the
 context window before every request (:mod:`~companion_desktop.pipeline.tool_context`,
 whose names are importable from here too). Tool names, arguments and results are model or
-server output: untrusted, bounded, never run without a matching configured tool. A tool
+server output: untrusted, bounded, never run without a matching configured tool; no
+result given to the model carries the chat provider's API key. A tool
 runs without the user's yes only when she reviewed it and allowed it, and it has not
 changed since (``tool_fingerprint``); a new, renamed or changed tool asks.
 """
@@ -35,6 +36,7 @@ from companion_desktop.llm.base import (
     ToolSpec,
     capped_reply,
 )
+from companion_desktop.llm.errors import redact
 from companion_desktop.pipeline.tool_context import (  # noqa: F401 - specs_tokens re-exported
     fit_messages,
     specs_tokens,
@@ -225,13 +227,15 @@ def cut_result(text: str, limit: int = RESULT_CHAR_LIMIT) -> str:
 
 @dataclass
 class _Round:
-    """What one turn's rounds share: the callbacks and the hub."""
+    """What one turn's rounds share: the callbacks, the hub and the chat key (kept out
+    of every result)."""
 
     toolbox: Toolbox
     hub: ToolRunner
     approve: Approve | None
     on_tool: Callable[[ToolCall, ToolStatus], None] | None
     cancel: CancelToken | None
+    key: str | None = None
 
     def report(self, call: ToolCall, status: ToolStatus) -> None:
         if self.on_tool is not None:
@@ -264,7 +268,8 @@ class _Round:
         except McpHubClosed:
             return self.fail(call, HUB_CLOSED)
         self.report(call, "failed" if outcome.is_error else "done")
-        return ToolResult(call.id, call.name, cut_result(outcome.text), outcome.is_error)
+        text = cut_result(redact(outcome.text, self.key))
+        return ToolResult(call.id, call.name, text, outcome.is_error)
 
     def _approved(self, tool: McpTool, args: dict[str, Any]) -> bool:
         if self.approve is None:
@@ -307,7 +312,8 @@ def run_tool_rounds(
     tools makes her answer in words. ``on_text`` gets the whole reply so far (earlier
     rounds' texts joined by a blank line). LlmError from the provider propagates;
     CancelledError when ``cancel`` is set between calls."""
-    state = _Round(toolbox, hub, approve, on_tool, cancel)
+    key = getattr(getattr(provider, "config", None), "api_key", None)
+    state = _Round(toolbox, hub, approve, on_tool, cancel, key)
     conversation = list(messages)
     current = max(0, len(conversation) - 1)
     texts: list[str] = []

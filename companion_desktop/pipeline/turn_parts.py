@@ -1,10 +1,11 @@
 """The parts of a turn the runner passes around: phases, hooks, the prepared prompt,
-the result, and the photo and tool steps of a turn (no Qt)."""
+the result, and the photo, tool and window-echo steps of a turn (no Qt)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -13,6 +14,7 @@ from sqlalchemy.orm import Session
 from companion_desktop.engine.character import CharacterState, MoodState
 from companion_desktop.engine.speech import SpokenPart
 from companion_desktop.engine.state_updates import LlmSuggestion
+from companion_desktop.engine.window_context import echoes_window
 from companion_desktop.llm.base import CancelToken, ChatMessage, Provider, ToolCall
 from companion_desktop.llm.vision import VisionUnavailableError, can_show_images, vision_refusal
 from companion_desktop.pipeline.images import PreparedImage
@@ -22,6 +24,8 @@ from companion_desktop.storage import keepsakes as keepsake_store
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage.keepsakes import Keepsake
 from companion_desktop.storage.settings import LlmSettings
+
+log = logging.getLogger(__name__)
 
 PHASE_REMEMBERING = "remembering"
 PHASE_SEEING = "seeing"
@@ -81,8 +85,9 @@ class TurnResult:
 @dataclass(frozen=True)
 class PreparedTurn:
     """What the prompt step gives the model call: the system prompt, the history that
-    fits, the settings read, the memories recalled, whether she speaks aloud, and the
-    MCP tools on offer (None when no server is active)."""
+    fits, the settings read, the memories recalled, whether she speaks aloud, the
+    MCP tools on offer (None when no server is active) and the ``<active_window>``
+    layer sent (None when none was)."""
 
     system: str
     history: list[tuple[str, str]]
@@ -90,6 +95,23 @@ class PreparedTurn:
     recall: Recall
     speech: bool
     tools: Any = None
+    window: str | None = None
+
+
+def without_window_echo(suggestion: LlmSuggestion, window: str | None, said: str) -> LlmSuggestion:
+    """``suggestion`` without a ``new_memory`` or ``shared_reference`` made from the
+    window line this turn carried (``engine.window_context.echoes_window``; ``said``:
+    the user's message): a window title is untrusted text and never becomes a memory."""
+    memory, reference = suggestion.new_memory, suggestion.shared_reference
+    changes: dict[str, Any] = {}
+    if memory and echoes_window(memory, window, said):
+        changes["new_memory"] = None
+    if reference is not None and echoes_window(reference.content, window, said):
+        changes["shared_reference"] = None
+    if not changes:
+        return suggestion
+    log.info("not saved: %s echoing the active window's title", " and ".join(changes))
+    return replace(suggestion, **changes)
 
 
 def note_from(reply: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -15,6 +15,7 @@ from companion_desktop.engine.proactive import (
     Presence,
     decide,
     event_text,
+    retry_wait,
     speak_first_on,
     start_of_day,
 )
@@ -102,6 +103,21 @@ def test_daily_cap_and_gap():
     assert verdict(now, presence, last_sent=now - 90 * MIN).kind == REMARK
 
 
+def test_failed_tries_count_toward_the_gap_and_back_off():
+    presence, now = present_for(300)
+    assert retry_wait(0, LIMITS.gap) == timedelta(0)
+    waits = [retry_wait(n, LIMITS.gap) / MIN for n in (1, 2, 3, 4, 5, 40)]
+    assert waits == [90, 180, 360, 720, 720, 720]  # doubling, at most 12 hours
+    assert retry_wait(1, timedelta(0)) == 30 * MIN  # never sooner than half an hour
+    early = verdict(now, presence, failures=1, last_failed=now - 89 * MIN)
+    assert early.kind is None and early.why == "backing off after a failed try"
+    assert verdict(now, presence, failures=1, last_failed=now - 90 * MIN).kind == REMARK
+    assert verdict(now, presence, failures=2, last_failed=now - 179 * MIN).kind is None
+    assert verdict(now, presence, failures=2, last_failed=now - 180 * MIN).kind == REMARK
+    capped = verdict(now, presence, failures=1, last_failed=now - 100 * MIN, sent_today=3)
+    assert capped.why == "daily cap reached"  # a failure lifts no other rule
+
+
 @pytest.mark.parametrize("block, why", [({"dnd": True}, "do not disturb"),
                                         ({"fullscreen": True}, "fullscreen"),
                                         ({"enabled": False}, "off"), ({"busy": True}, "busy")])
@@ -127,6 +143,29 @@ def test_event_texts_and_day():
         event_text("shout")
     day = start_of_day(T0)
     assert (day.hour, day.minute, day.tzinfo) == (0, 0, T0.tzinfo)
+
+
+@pytest.mark.parametrize("day, offsets", [
+    ((2026, 3, 29), (1, 2)),  # clocks go forward at 02:00: midnight was UTC+1, noon is UTC+2
+    ((2026, 10, 25), (2, 1)),  # clocks go back at 03:00: midnight was UTC+2, noon is UTC+1
+])
+def test_the_daily_cap_day_starts_at_local_midnight_on_a_daylight_saving_day(berlin, day, offsets):
+    midnight = datetime(*day, tzinfo=berlin)
+    for hour in (1, 12, 23):
+        zoned = datetime(*day, hour, 30, tzinfo=berlin)
+        clock = zoned.astimezone()  # what the app's clock gives: the system's fixed offset
+        assert clock.utcoffset() == zoned.utcoffset()
+        for now in (clock, zoned):
+            got = start_of_day(now)
+            assert got == midnight, (now, got)  # the same instant
+            assert got.utcoffset() == timedelta(hours=offsets[0])
+            assert (got.hour, got.minute) == (0, 0)
+    assert datetime(*day, 12, tzinfo=berlin).utcoffset() == timedelta(hours=offsets[1])
+
+
+def test_a_fixed_offset_of_another_zone_keeps_its_own_midnight(berlin):
+    far = datetime(2026, 3, 29, 12, tzinfo=timezone(timedelta(hours=9)))
+    assert start_of_day(far) == datetime(2026, 3, 29, tzinfo=timezone(timedelta(hours=9)))
 
 
 def test_window_line_plain_capped_and_denied():

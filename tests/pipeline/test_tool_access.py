@@ -3,6 +3,7 @@ real hub and the demo server; a broken server or hub never stops the turn."""
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from companion_desktop.storage.settings import (
 )
 
 DEMO = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
+LEAKY = Path(__file__).resolve().parents[1] / "mcp_servers" / "leaky_server.py"
 
 
 @pytest.fixture
@@ -97,3 +99,17 @@ def test_a_broken_server_leaves_the_others_and_a_broken_hub_leaves_the_turn(db):
         assert broken() is None
     finally:
         broken.close()
+
+
+def test_the_log_of_a_failed_listing_never_quotes_a_secret(db, caplog):
+    caplog.set_level(logging.DEBUG)
+    token = "sk-live-7Hq2Zr9Wm4Kd"
+    configure(db, McpServerEntry(name="leaky", command=sys.executable,
+                                 args=[str(LEAKY), "--crash"], env_names=["LEAK_TOKEN"]))
+    access = ToolAccess(db, secrets=lambda server, kind, name: token)
+    try:
+        assert access() is None  # no tools this turn; the turn goes on
+    finally:
+        access.close()
+    assert "It said: token *** refused" in caplog.text
+    assert token not in caplog.text and "\x1b" not in caplog.text and "\u202e" not in caplog.text

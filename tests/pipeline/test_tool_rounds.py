@@ -20,6 +20,7 @@ from companion_desktop.llm.base import (
     CancelToken,
     ChatMessage,
     LlmError,
+    ProviderConfig,
     ServerError,
     ToolCall,
     ToolResult,
@@ -217,6 +218,17 @@ def test_results_are_cut_at_8000_characters(toolbox: Toolbox, hub: McpHub) -> No
     cut, whole = (r.content for _c, r in result.calls)
     assert cut == "x" * 8000 + "\n[cut: 8000 of 9000 characters]"
     assert whole == "x" * 8000
+
+
+def test_the_chat_key_never_reaches_the_model_in_a_tool_result(toolbox: Toolbox,
+                                                               hub: McpHub) -> None:
+    key = "sk-chat-SECRET-0123456789"
+    provider = RoundScript([[call("c1", "echo", text=f"found {key} in ~/.config")], ["Done."]])
+    provider.config = ProviderConfig("openai", "http://127.0.0.1:1/v1", "m", api_key=key)
+    result = run(provider, toolbox, hub)
+    assert result.calls[0][1].content == "found *** in ~/.config"
+    sent = provider.requests[-1].messages[-1].tool_results
+    assert [r.content for r in sent] == ["found *** in ~/.config"]
 
 
 def test_invalid_unknown_and_failing_calls_get_error_results(toolbox: Toolbox, hub: McpHub) -> None:
