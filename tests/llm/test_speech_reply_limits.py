@@ -73,3 +73,20 @@ def test_speech_that_takes_longer_than_the_deadline_is_stopped(server, client, r
     assert str(caught.value) == (f"The speech server at {server.url}/v1 took longer than "
                                  "0.5 s to answer and was stopped.")
 
+
+@pytest.mark.parametrize("rate", [3_999, 1_000, 384_001])
+def test_speech_whose_rate_is_outside_4_to_384_khz_is_refused(server, client, rate):
+    """Played and heard, speech is resampled: 64 MiB at 1 kHz would be 2 GB at 16 kHz."""
+    server.on("POST", "/v1/audio/speech", RawReply(wav_bytes(tone(rate), rate),
+                                                   content_type="audio/wav"))
+    with pytest.raises(TtsError) as caught:
+        backend(server, client).synthesize("Hello")
+    assert f"1 channels at {rate} Hz; that cannot be played (1-16 channels at 4-384 kHz " \
+           "can)." in str(caught.value)
+
+
+@pytest.mark.parametrize("rate", [4_000, 384_000])
+def test_speech_at_the_ends_of_the_range_is_played(server, client, rate):
+    server.on("POST", "/v1/audio/speech", RawReply(wav_bytes(tone(rate), rate),
+                                                   content_type="audio/wav"))
+    assert backend(server, client).synthesize("Hello").sample_rate == rate
