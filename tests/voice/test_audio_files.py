@@ -40,8 +40,10 @@ def write_wav(path: Path, samples: np.ndarray, rate: int,
     return path
 
 
-def header(rate: int, size: int, claimed_bytes: int | None = None) -> bytes:
-    fmt = struct.pack("<HHIIHH", 1, 1, rate, min(2 * rate, 0xFFFFFFFF), 2, 16)
+def header(rate: int, size: int, claimed_bytes: int | None = None, kind: int = 1,
+           width: int = 2) -> bytes:
+    """A mono WAV header: ``kind`` 1 is integer PCM, 3 float; ``width`` bytes a sample."""
+    fmt = struct.pack("<HHIIHH", kind, 1, rate, min(width * rate, 0xFFFFFFFF), width, 8 * width)
     return (b"RIFF" + struct.pack("<I", min(36 + size, 0xFFFFFFFF)) + b"WAVEfmt "
             + struct.pack("<I", 16) + fmt + b"data"
             + struct.pack("<I", size if claimed_bytes is None else claimed_bytes))
@@ -95,6 +97,16 @@ def test_a_wav_whose_rate_is_outside_4_to_384_khz_is_refused_at_once(tmp_path, r
     assert time.perf_counter() - started < 1.0
     assert str(caught.value) == (f"odd.wav has a sample rate of {rate} Hz; only 4-384 kHz "
                                  "is accepted.")
+
+
+@needs_av
+@pytest.mark.parametrize("rate", [500_000, 3_000])
+def test_a_float_wav_read_by_the_full_decoder_has_its_rate_checked_too(tmp_path, rate):
+    data = np.zeros(200_000, "<f4").tobytes()  # not for the wave module: PyAV reads it
+    path = tmp_path / "float.wav"
+    path.write_bytes(header(rate, len(data), kind=3, width=4) + data)
+    with pytest.raises(AudioFileError, match=f"float.wav has a sample rate of {rate} Hz"):
+        load_audio(path)
 
 
 @pytest.mark.parametrize("rate", [4_000, 384_000])
