@@ -4,7 +4,10 @@ recogniser the app uses for the microphone.
 The backend, language, server address and model come from Settings > Voice > Hearing
 when the data folder has a database (it is not created here); the options override them.
 The local model is assembled into the data folder's ``cache`` on first use (progress on
-stderr). Exit 1 with one line for an unreadable file or a recogniser that cannot run.
+stderr). A file in which the microphone's voice detection hears no speech gives empty text
+without asking the recogniser. Text and messages are printed without control characters
+(a server's reply may hold escape codes). Exit 1 with one line for an unreadable file or a
+recogniser that cannot run.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from companion_desktop.cli.common import CliError, print_json
+from companion_desktop.cli.common import CliError, print_json, terminal_text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -49,7 +52,7 @@ def _progress(fraction: float, text: str, shown: list[int] = [-1]) -> None:  # n
     step = int(fraction * 10)
     if step != shown[0]:
         shown[0] = step
-        print(text, file=sys.stderr, flush=True)
+        print(terminal_text(text), file=sys.stderr, flush=True)
 
 
 def make_transcriber(backend: str, settings, data_dir: Path, args: argparse.Namespace):
@@ -71,6 +74,27 @@ def make_transcriber(backend: str, settings, data_dir: Path, args: argparse.Name
     return open_local_whisper(data_dir / "cache", _progress)
 
 
+def _heard(audio, settings, backend: str, language: str | None, data_dir: Path,
+           args: argparse.Namespace):
+    """What the recogniser hears in ``audio``; empty text, without asking it, when the
+    microphone's voice detection hears no speech (Whisper makes up words for silence:
+    three quiet seconds came out as "you"). Without the voice activity model (a server
+    backend without the voice packages) the recogniser alone decides."""
+    from companion_desktop.pipeline.hearing import holds_speech
+    from companion_desktop.voice.audio import SAMPLE_RATE
+    from companion_desktop.voice.stt import Transcript, clean_language
+    from companion_desktop.voice.vad import VadUnavailable
+
+    try:
+        speech = holds_speech(audio, settings)
+    except VadUnavailable:
+        speech = True
+    if not speech:
+        return Transcript("", clean_language(language) or "", 0.0, backend,
+                          audio.size / SAMPLE_RATE)
+    return make_transcriber(backend, settings, data_dir, args).transcribe(audio, language)
+
+
 def run(args: argparse.Namespace, now: datetime | None = None) -> int:
     from companion_desktop.storage.paths import resolve_data_dir
     from companion_desktop.voice.audio import AudioFileError, load_audio, with_lead_in
@@ -82,14 +106,13 @@ def run(args: argparse.Namespace, now: datetime | None = None) -> int:
         settings = _settings(data_dir)
         backend = args.backend or settings.backend
         language = settings.language if args.language is None else args.language
-        transcript = make_transcriber(backend, settings, data_dir, args).transcribe(
-            audio, language or None)
+        transcript = _heard(audio, settings, backend, language or None, data_dir, args)
     except (AudioFileError, SttError) as error:
-        raise CliError(str(error)) from None
+        raise CliError(terminal_text(str(error))) from None  # a server's words among them
     if args.json:
         print_json({"text": transcript.text, "language": transcript.language,
                     "seconds": round(transcript.seconds, 3), "backend": transcript.backend,
                     "audioSeconds": round(transcript.audio_seconds, 3)})
     else:
-        print(transcript.text)
+        print(terminal_text(transcript.text))  # a server's reply: no escape codes
     return 0

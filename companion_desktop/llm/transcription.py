@@ -1,8 +1,10 @@
 """Speech to text on an OpenAI-compatible server: ``POST {base_url}/audio/transcriptions``.
 
 The utterance goes as a 16-bit WAV in a multipart form (``file``, ``model``, ``language``
-when fixed, ``response_format=json``); the reply is ``{"text": ...}``. Redirects are never
-followed (the recording and the key would go wherever the server points). The key is the
+when fixed, ``response_format=json``); the reply is ``{"text": ...}``, read a piece at a time
+up to :data:`MAX_REPLY_BYTES`, and the whole request has one deadline
+(:mod:`~companion_desktop.llm.bounded_request`). Redirects are never followed (the
+recording and the key would go wherever the server points). The key is the
 one kept for this purpose (keyring entry :data:`STT_KEY_ID`, or :data:`STT_ENV_VAR`), never
 the chat model's. Every failure is an :class:`~companion_desktop.voice.stt.SttError` whose
 message a user can act on and that never holds the key.
@@ -10,12 +12,14 @@ message a user can act on and that never holds the key.
 
 from __future__ import annotations
 
+import json
 import time
 
 import httpx
 import numpy as np
 
 from companion_desktop.llm import keys
+from companion_desktop.llm.bounded_request import REQUEST_DEADLINE_S, Reply, ServerFailed, fetch
 from companion_desktop.llm.keys import STT_ENV_VAR, STT_KEY_ID  # noqa: F401 - re-exported
 from companion_desktop.llm.errors import provider_detail, redact, redirect_target
 from companion_desktop.voice.audio import SAMPLE_RATE, wav_bytes
@@ -38,16 +42,19 @@ def transcription_key() -> str | None:
 
 
 class RemoteTranscriber:
-    """An OpenAI-compatible transcription endpoint over ``client`` (its timeouts apply)."""
+    """An OpenAI-compatible transcription endpoint over ``client`` (its timeouts apply to
+    each wait); one recognition may take ``deadline_s`` seconds in all, and its reply at
+    most :data:`MAX_REPLY_BYTES`."""
 
     backend = "server"
 
     def __init__(self, base_url: str, model: str, api_key: str | None,
-                 client: httpx.Client) -> None:
+                 client: httpx.Client, deadline_s: float = REQUEST_DEADLINE_S) -> None:
         self.base_url = (base_url or "").strip().rstrip("/")
         self.model = (model or "").strip() or "whisper-1"
         self.api_key = (api_key or "").strip() or None
         self.client = client
+        self.deadline_s = deadline_s
 
     def _url(self) -> str:
         if not self.base_url.startswith(("http://", "https://")):
@@ -68,28 +75,24 @@ class RemoteTranscriber:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         started = time.perf_counter()
         try:
-            response = self.client.post(
-                url, data=form, files={"file": ("speech.wav", wav_bytes(samples), "audio/wav")},
-                headers=headers, follow_redirects=False)
-        except httpx.TimeoutException:
-            raise SttError(f"The speech-to-text server at {self.base_url} did not answer in "
-                           "time.") from None
-        except httpx.HTTPError as error:
-            raise SttError(f"Could not reach the speech-to-text server at {self.base_url} "
-                           f"({type(error).__name__}). Is it running?") from None
-        if response.status_code != 200:
-            raise SttError(self._status_message(response))
-        text, found = self._read(response)
+            reply = fetch(self.client, "POST", url, server="speech-to-text server",
+                          address=self.base_url, max_bytes=MAX_REPLY_BYTES,
+                          deadline_s=self.deadline_s, data=form, headers=headers,
+                          files={"file": ("speech.wav", wav_bytes(samples), "audio/wav")})
+        except ServerFailed as error:
+            raise SttError(str(error)) from None
+        if reply.status != 200:
+            raise SttError(self._status_message(reply))
+        text, found = self._read(reply)
         return Transcript(text, found or code or "", time.perf_counter() - started,
                           self.backend, duration)
 
-    def _read(self, response: httpx.Response) -> tuple[str, str]:
-        body = response.content[:MAX_REPLY_BYTES]
-        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind == "text/plain":
+    def _read(self, response: Reply) -> tuple[str, str]:
+        body = response.body
+        if response.content_type == "text/plain":
             return body.decode("utf-8", "replace").strip(), ""
         try:
-            reply = response.json()
+            reply = json.loads(body)
         except ValueError:
             raise SttError("The speech-to-text server sent a reply that is not JSON "
                            f"({len(body)} bytes).") from None
@@ -99,9 +102,9 @@ class RemoteTranscriber:
         language = reply.get("language")
         return text.strip(), language.strip()[:20] if isinstance(language, str) else ""
 
-    def _status_message(self, response: httpx.Response) -> str:
-        status = response.status_code
-        detail = provider_detail(response.content[:4000], self.api_key)
+    def _status_message(self, response: Reply) -> str:
+        status = response.status
+        detail = provider_detail(response.body, self.api_key)
         if 300 <= status < 400:
             target = redirect_target(self.base_url, response.headers.get("location"),
                                      self.api_key)

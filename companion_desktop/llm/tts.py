@@ -8,15 +8,17 @@ appears in one. Text is capped at :data:`MAX_TEXT_CHARS`.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx
 
+from companion_desktop.llm.bounded_request import REQUEST_DEADLINE_S, Reply, ServerFailed, fetch
 from companion_desktop.llm.errors import provider_detail, redact, redirect_target
 from companion_desktop.llm.programs import NO_WINDOW, find_program
 from companion_desktop.llm.wav import (  # noqa: F401 - decode_wav re-exported
@@ -35,6 +37,8 @@ ESPEAK_TIMEOUT_S = 30.0
 ESPEAK_WPM, ESPEAK_PITCH = 175, 50
 #: The largest speech response accepted, in bytes (about 20 minutes of 24 kHz audio).
 MAX_AUDIO_BYTES = 64 * 1024 * 1024
+#: The largest voice list accepted from a server, in bytes.
+MAX_VOICE_LIST_BYTES = 1024 * 1024
 #: Sample rate OpenAI documents for ``response_format: "pcm"`` (16-bit mono).
 OPENAI_PCM_RATE = 24_000
 OPENAI_VOICES: tuple[str, ...] = (
@@ -189,14 +193,17 @@ def parse_espeak_voices(listing: str) -> list[Voice]:
 
 # -- OpenAI-compatible speech server ------------------------------------------------------
 class OpenAISpeechBackend:
-    """``POST {base_url}/audio/speech`` on OpenAI or any compatible server."""
+    """``POST {base_url}/audio/speech`` on OpenAI or any compatible server, over ``client``
+    (its timeouts apply to each wait); one request may take ``deadline_s`` seconds in all,
+    its audio at most :data:`MAX_AUDIO_BYTES` (read a piece at a time, never whole first)."""
 
     def __init__(self, base_url: str, model: str, api_key: str | None,
-                 client: httpx.Client) -> None:
+                 client: httpx.Client, deadline_s: float = REQUEST_DEADLINE_S) -> None:
         self.base_url = (base_url or "").strip().rstrip("/")
         self.model = model
         self.api_key = api_key or None
         self.client = client
+        self.deadline_s = deadline_s
         self._voices: list[Voice] | None = None
 
     def available(self) -> bool:
@@ -227,10 +234,9 @@ class OpenAISpeechBackend:
 
     def _server_voices(self) -> list[Voice]:
         try:
-            response = self.client.get(self._url("/audio/voices"), headers=self._headers(),
-                                       follow_redirects=False)
-            items = response.json().get("voices") if response.status_code == 200 else None
-        except (httpx.HTTPError, TtsError, ValueError, AttributeError):
+            reply = self._fetch("GET", "/audio/voices", MAX_VOICE_LIST_BYTES)
+            items = json.loads(reply.body).get("voices") if reply.status == 200 else None
+        except (ServerFailed, TtsError, ValueError, AttributeError):
             return []
         return [v for v in map(_voice_from_json, items[:500] if isinstance(items, list)
                                else []) if v is not None]
@@ -246,21 +252,21 @@ class OpenAISpeechBackend:
         body = {"model": self.model, "input": text, "voice": (voice or "alloy")[:100],
                 "response_format": "wav", "speed": options.rate}
         try:
-            response = self.client.post(self._url("/audio/speech"), json=body,
-                                        headers=self._headers(), follow_redirects=False)
-        except httpx.TimeoutException:
-            raise TtsError(f"The speech server at {self.base_url} did not answer in time."
-                           ) from None
-        except httpx.HTTPError as exc:
-            raise TtsError(f"Could not reach the speech server at {self.base_url} "
-                           f"({type(exc).__name__}). Is it running?") from None
-        if response.status_code != 200:
-            raise TtsError(self._status_message(response))
-        return self._audio(response)
+            reply = self._fetch("POST", "/audio/speech", MAX_AUDIO_BYTES, json=body)
+        except ServerFailed as exc:
+            raise TtsError(str(exc)) from None
+        if reply.status != 200:
+            raise TtsError(self._status_message(reply))
+        return self._audio(reply)
 
-    def _status_message(self, response: httpx.Response) -> str:
-        status = response.status_code
-        detail = provider_detail(response.content[:4000], self.api_key)
+    def _fetch(self, method: str, path: str, max_bytes: int, **request: Any) -> Reply:
+        return fetch(self.client, method, self._url(path), server="speech server",
+                     address=self.base_url, max_bytes=max_bytes, deadline_s=self.deadline_s,
+                     headers=self._headers(), **request)
+
+    def _status_message(self, response: Reply) -> str:
+        status = response.status
+        detail = provider_detail(response.body, self.api_key)
         said = f" It said: {detail}" if detail else ""
         if status in (401, 403):
             text = f"The speech server refused the API key ({status}). Check it in " \
@@ -281,11 +287,8 @@ class OpenAISpeechBackend:
             text = f"The speech server rejected the request ({status}).{said}"
         return redact(text, self.api_key)
 
-    def _audio(self, response: httpx.Response) -> SpeechAudio:
-        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        data = response.content
-        if len(data) > MAX_AUDIO_BYTES:
-            raise TtsError("The speech server sent more audio than the app accepts.")
+    def _audio(self, response: Reply) -> SpeechAudio:
+        kind, data = response.content_type, response.body
         if kind in WAV_TYPES or (kind in ("application/octet-stream", "")
                                   and data[:4] == b"RIFF"):
             return decode_wav_from(data, "The speech server")

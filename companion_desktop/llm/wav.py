@@ -13,6 +13,8 @@ import struct
 from array import array
 from dataclasses import dataclass
 
+from companion_desktop.voice.audio import MAX_RATE, MIN_RATE
+
 #: Content types a WAV body may be labelled with.
 WAV_TYPES = ("audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave")
 
@@ -36,8 +38,9 @@ class SpeechAudio:
 
 def decode_wav(data: bytes) -> SpeechAudio:
     """16-bit mono PCM from a WAV file: 8/16/24/32-bit integer or 32-bit float samples,
-    any channel count (averaged). A data length past the end of the file (espeak-ng's
-    ``--stdout`` writes 0x7FFFFFFF) means "up to the end"."""
+    1-16 channels (averaged), 4-384 kHz (the player and her hearing resample it). A data
+    length past the end of the file (espeak-ng's ``--stdout`` writes 0x7FFFFFFF) means "up
+    to the end"."""
     if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
         raise TtsError(f"The audio is not a WAV file (it starts with {bytes(data[:4])!r}).")
     fmt: bytes | None = None
@@ -62,9 +65,10 @@ def _wav_samples(fmt: bytes, data: bytes) -> SpeechAudio:
     if (kind, bits) not in ((1, 8), (1, 16), (1, 24), (1, 32), (3, 32)):
         raise TtsError(f"The WAV audio uses an unsupported sample format "
                        f"(format {kind}, {bits} bits).")
-    if not 1 <= channels <= 16 or not 1000 <= rate <= 384_000:
+    if not 1 <= channels <= 16 or not MIN_RATE <= rate <= MAX_RATE:  # the rate sets resampling
         raise TtsError(f"The WAV audio has {channels} channels at {rate} Hz; "
-                       "that cannot be played.")
+                       f"that cannot be played (1-16 channels at {MIN_RATE // 1000}-"
+                       f"{MAX_RATE // 1000} kHz can).")
     width = bits // 8
     data = data[: len(data) // (width * channels) * width * channels]
     if kind == 3:  # float: clipped to -1..1, NaN as silence

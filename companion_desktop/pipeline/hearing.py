@@ -7,7 +7,7 @@ spoken turn from a file takes the same road as one from the microphone.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,7 +16,7 @@ import numpy as np
 from companion_desktop.pipeline.key_hold import held_message, held_url
 from companion_desktop.storage.settings import HearingSettings
 from companion_desktop.voice.audio import with_lead_in
-from companion_desktop.voice.listener import HearingOptions
+from companion_desktop.voice.listener import HearingOptions, ListenEvent
 from companion_desktop.voice.stt import SttError, Transcriber, Transcript, missing_packages
 from companion_desktop.voice.vad import FRAME, SpeechDetector
 
@@ -53,22 +53,38 @@ def make_transcriber(settings: HearingSettings, cache_dir: Path, progress: Progr
     return open_local_whisper(cache_dir, progress)
 
 
-def heard_utterances(samples: np.ndarray, options: HearingOptions,
-                     detector: SpeechDetector) -> list[np.ndarray]:
-    """The utterances in ``samples`` (float32 16 kHz), each the audio a spoken turn is
-    recognised from: fed to a listener (with the echo canceller, nothing playing) in
-    frame-sized chunks as the microphone feeds it, and an utterance still open at the end
-    finished there. Push-to-talk options hold the button for the whole recording."""
+def _events(samples: np.ndarray, options: HearingOptions,
+            detector: SpeechDetector) -> Iterator[ListenEvent]:
+    """What a listener (with the echo canceller, nothing playing) says as ``samples``
+    (float32 16 kHz) are fed to it in frame-sized chunks, as the microphone feeds it, and
+    then end; made as they are asked for."""
     from companion_desktop.voice.echo import EchoCanceller
     from companion_desktop.voice.listener import Listener
 
     listener = Listener(options, detector, echo=EchoCanceller())
     data = np.asarray(samples, dtype=np.float32).reshape(-1)
-    events = list(listener.press())
+    yield from listener.press()
     for start in range(0, data.size, FRAME):
-        events.extend(listener.feed(data[start:start + FRAME]))
-    events.extend(listener.end())
-    return [event.audio for event in events if event.kind == "utterance"]
+        yield from listener.feed(data[start:start + FRAME])
+    yield from listener.end()
+
+
+def heard_utterances(samples: np.ndarray, options: HearingOptions,
+                     detector: SpeechDetector) -> list[np.ndarray]:
+    """The utterances in ``samples`` (float32 16 kHz), each the audio a spoken turn is
+    recognised from, as the microphone path hears them (:func:`_events`); an utterance
+    still open at the end is finished there. Push-to-talk options hold the button for the
+    whole recording."""
+    return [event.audio for event in _events(samples, options, detector)
+            if event.kind == "utterance"]
+
+
+def holds_speech(samples: np.ndarray, settings: HearingSettings) -> bool:
+    """Whether the microphone's voice detection, hands-free with the settings' sensitivity
+    and pauses, hears someone start speaking in ``samples`` (float32 16 kHz); it stops
+    listening there. ``VadUnavailable`` when the voice activity model cannot load."""
+    events = _events(samples, hearing_options(settings, "hands_free"), SpeechDetector())
+    return any(event.kind == "speech_started" for event in events)
 
 
 def hearing_options(settings: HearingSettings, mode: str | None = None) -> HearingOptions:

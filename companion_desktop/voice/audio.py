@@ -1,7 +1,9 @@
 """Audio as the voice code carries it: float32 mono samples at 16 kHz, -1..1.
 
 :func:`load_audio` reads a file (WAV with the standard library, anything else through
-faster-whisper's decoder when it is installed); :class:`AudioFileError` says plainly why a
+PyAV, which the voice packages bring), a piece at a time: a file is refused as soon as it
+passes :data:`MAX_FILE_SECONDS`, and one whose sample rate is outside :data:`MIN_RATE`..
+:data:`MAX_RATE` before any of it is decoded. :class:`AudioFileError` says plainly why a
 file cannot be used.
 """
 
@@ -9,13 +11,22 @@ from __future__ import annotations
 
 import io
 import wave
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
 
+from companion_desktop.voice.resample import StreamResampler
+from companion_desktop.voice.resample import resample as _resample
+
 SAMPLE_RATE = 16000
 #: The longest file accepted, in seconds (longer speech is not one turn).
 MAX_FILE_SECONDS = 30 * 60
+#: The sample rates a file may have, in Hz: a header's rate sets the resampler's work
+#: (far above, a small file costs minutes) and its output's size (far below, gigabytes).
+MIN_RATE, MAX_RATE = 4_000, 384_000
+#: Bytes of a WAV file's samples read at a time.
+WAV_BLOCK_BYTES = 1 << 20
 
 
 class AudioFileError(Exception):
@@ -58,56 +69,105 @@ def wav_bytes(samples: np.ndarray, rate: int = SAMPLE_RATE) -> bytes:
 
 
 def resample(samples: np.ndarray, rate: int, target: int = SAMPLE_RATE) -> np.ndarray:
-    """Linear-interpolation resampling to ``target`` Hz, with a short moving-average
-    low-pass first when going down (speech is fine with it)."""
-    samples = np.asarray(samples, dtype=np.float32)
-    if rate == target or samples.size == 0:
-        return samples
-    if rate > target:
-        width = max(1, round(rate / target))
-        if width > 1:
-            samples = np.convolve(samples, np.full(width, 1.0 / width, np.float32), "same")
-    count = max(1, round(samples.size * target / rate))
-    positions = np.arange(count, dtype=np.float64) * (rate / target)
-    return np.interp(positions, np.arange(samples.size), samples).astype(np.float32)
+    """``samples`` (float32 mono at ``rate`` Hz) at ``target`` Hz: linear interpolation, with
+    a short moving-average low-pass first when going down (speech is fine with it)."""
+    return _resample(samples, rate, target)
 
 
-def _read_wav(data: bytes) -> np.ndarray:
-    with wave.open(io.BytesIO(data), "rb") as wav:
-        channels, width, rate = wav.getnchannels(), wav.getsampwidth(), wav.getframerate()
-        if rate <= 0 or wav.getnframes() > MAX_FILE_SECONDS * rate:
-            raise AudioFileError(f"The WAV file is longer than {MAX_FILE_SECONDS // 60} minutes "
-                                 "or has no sample rate.")
-        frames = wav.readframes(wav.getnframes())
+def check_rate(rate: int, name: str) -> None:
+    """AudioFileError unless ``rate`` (Hz) is within :data:`MIN_RATE`..:data:`MAX_RATE`."""
+    if not MIN_RATE <= rate <= MAX_RATE:
+        raise AudioFileError(f"{name} has a sample rate of {rate} Hz; only "
+                             f"{MIN_RATE // 1000}-{MAX_RATE // 1000} kHz is accepted.")
+
+
+def _too_long(name: str) -> AudioFileError:
+    return AudioFileError(f"{name} is longer than {MAX_FILE_SECONDS // 60} minutes.")
+
+
+def _pcm_floats(frames: bytes, width: int, channels: int) -> np.ndarray:
+    """Whole frames of ``width``-byte integer PCM as float32 mono -1..1."""
+    frames = frames[: len(frames) // (width * channels) * width * channels]
     if width == 1:
         samples = (np.frombuffer(frames, np.uint8).astype(np.float32) - 128.0) / 128.0
     elif width == 2:
-        samples = np.frombuffer(frames[: len(frames) // 2 * 2], "<i2").astype(np.float32) / 32768.0
-    elif width in (3, 4):
-        raw = np.frombuffer(frames[: len(frames) // width * width], np.uint8).reshape(-1, width)
+        samples = np.frombuffer(frames, "<i2").astype(np.float32) / 32768.0
+    else:
+        raw = np.frombuffer(frames, np.uint8).reshape(-1, width)
         top = raw[:, -2:].copy().view("<i2").reshape(-1)  # the two most significant bytes
         samples = top.astype(np.float32) / 32768.0
-    else:
-        raise AudioFileError(f"The WAV file uses {8 * width}-bit samples, which are not supported.")
-    if channels > 1:
-        samples = samples[: samples.size // channels * channels].reshape(-1, channels).mean(axis=1)
-    return resample(samples, rate)
+    return samples.reshape(-1, channels).mean(axis=1) if channels > 1 else samples
+
+
+def _read_wav(path: Path) -> np.ndarray:
+    """An integer-PCM WAV file read :data:`WAV_BLOCK_BYTES` at a time and resampled as it
+    goes, so neither the file nor its samples at their own rate are held whole; refused
+    past :data:`MAX_FILE_SECONDS` (at once when the header says so and the file is that
+    long; a header claiming more than the file holds, as streamed WAVs do, is read on)."""
+    with wave.open(str(path), "rb") as wav:
+        channels, width, rate = wav.getnchannels(), wav.getsampwidth(), wav.getframerate()
+        check_rate(rate, path.name)
+        if width not in (1, 2, 3, 4):
+            raise AudioFileError(f"{path.name} uses {8 * width}-bit samples, which are not "
+                                 "supported.")
+        limit = MAX_FILE_SECONDS * rate
+        if wav.getnframes() > limit and wav.getnframes() * channels * width <= path.stat().st_size:
+            raise _too_long(path.name)
+        stream, pieces, frames_read = StreamResampler(rate, SAMPLE_RATE), [], 0
+        while frames := wav.readframes(max(1, WAV_BLOCK_BYTES // (channels * width))):
+            samples = _pcm_floats(frames, width, channels)
+            frames_read += samples.size
+            if frames_read > limit:
+                raise _too_long(path.name)
+            pieces.append(stream.feed(samples))
+        pieces.append(stream.end())
+    return np.concatenate(pieces)
+
+
+def _frames(container, invalid: type[Exception]):
+    """The first audio stream's decoded frames, skipping those that fail as ``invalid``."""
+    frames = container.decode(audio=0)
+    while True:
+        try:
+            yield next(frames)
+        except StopIteration:
+            return
+        except invalid:
+            continue
 
 
 def _decode_other(path: Path) -> np.ndarray:
+    """Any format FFmpeg reads, through PyAV (which faster-whisper brings): decoded and
+    resampled a frame at a time, and stopped as soon as it passes :data:`MAX_FILE_SECONDS`
+    (a small compressed file can hold hours of sound)."""
     try:
-        from faster_whisper import decode_audio
+        import av
     except ImportError:
         raise AudioFileError(
             f"{path.name} is not a WAV file; reading other formats (FLAC, MP3, ...) needs the "
             "voice packages: pip install 'companion-desktop[voice]'."
         ) from None
+    pieces: list[np.ndarray] = []
+    total, limit = 0, MAX_FILE_SECONDS * SAMPLE_RATE
     try:
-        samples = decode_audio(str(path), sampling_rate=SAMPLE_RATE)
+        with av.open(str(path), mode="r", metadata_errors="ignore") as container:
+            resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+            for frame in chain(_frames(container, av.error.InvalidDataError), [None]):
+                if frame is not None:
+                    check_rate(frame.sample_rate, path.name)
+                for out in resampler.resample(frame):  # None: what the resampler still holds
+                    pieces.append(out.to_ndarray().reshape(-1))
+                    total += pieces[-1].size
+                if total > limit:
+                    raise _too_long(path.name)
+    except AudioFileError:
+        raise
     except Exception as error:  # noqa: BLE001 - PyAV raises many kinds; all mean "unreadable"
         raise AudioFileError(f"{path.name} could not be decoded as audio "
                              f"({type(error).__name__}).") from None
-    return np.asarray(samples, dtype=np.float32)
+    if not pieces:
+        return np.zeros(0, np.float32)
+    return np.concatenate(pieces).astype(np.float32) / 32768.0
 
 
 def load_audio(path: str | Path) -> np.ndarray:
@@ -124,7 +184,7 @@ def load_audio(path: str | Path) -> np.ndarray:
         raise AudioFileError(f"{path} cannot be read ({error.strerror or error}).") from None
     if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
         try:
-            samples = _read_wav(path.read_bytes())
+            samples = _read_wav(path)
         except (wave.Error, EOFError):
             samples = _decode_other(path)  # float or compressed WAV: the full decoder
     else:
@@ -132,5 +192,5 @@ def load_audio(path: str | Path) -> np.ndarray:
     if samples.size == 0:
         raise AudioFileError(f"{path.name} holds no sound.")
     if samples.size > MAX_FILE_SECONDS * SAMPLE_RATE:
-        raise AudioFileError(f"{path.name} is longer than {MAX_FILE_SECONDS // 60} minutes.")
+        raise _too_long(path.name)
     return np.clip(np.nan_to_num(samples), -1.0, 1.0).astype(np.float32)

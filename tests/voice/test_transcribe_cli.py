@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from companion_desktop.voice.audio import SAMPLE_RATE, wav_bytes
-from tests.voice.sounds import needs_espeak, needs_voice, silence, speak
+from tests.cli.test_terminal_output import EVIL, unsafe
+from tests.llm.provider_server import JsonReply, ProviderServer
+from tests.voice.sounds import needs_espeak, needs_voice, room, silence, speak
 
 pytestmark = [needs_voice, needs_espeak]
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,3 +88,49 @@ def test_a_file_that_starts_on_its_first_word_keeps_it(voice_data, tmp_path):
     done = transcribe(voice_data["data_dir"], str(path), "--language", "en")
     assert done.returncode == 0, done.stderr
     assert done.stdout.lower().split()[0].strip(",.?!") == "could", done.stdout
+
+
+def server_args(server: ProviderServer) -> list[str]:
+    return ["--backend", "server", "--base-url", server.url + "/v1", "--model", "whisper-1"]
+
+
+def test_a_servers_words_reach_the_terminal_without_control_characters(tmp_path):
+    """Its text and its error messages could clear the screen or write the clipboard."""
+    path = tmp_path / "hello.wav"
+    path.write_bytes(wav_bytes(speak("Hello there, how are you?")))
+    with ProviderServer() as server:
+        server.on("POST", "/v1/audio/transcriptions",
+                  JsonReply({"text": f"Hello{EVIL} there"}),
+                  JsonReply({"error": {"message": f"model{EVIL} crashed"}}, status=500))
+        heard = transcribe(tmp_path / "data", str(path), *server_args(server))
+        failed = transcribe(tmp_path / "data", str(path), *server_args(server))
+    assert heard.returncode == 0, heard.stderr
+    assert heard.stdout.startswith("Hello") and unsafe(heard.stdout) == []
+    assert failed.returncode == 1 and "crashed" in failed.stderr, failed.stderr
+    assert unsafe(failed.stderr) == []
+    gone = transcribe(tmp_path / "data", str(tmp_path / f"gone{EVIL}.wav"))
+    assert gone.returncode == 1 and "no such file" in gone.stderr and unsafe(gone.stderr) == []
+
+
+@pytest.mark.parametrize("kind", ["silence", "room"])
+def test_a_file_without_speech_gives_empty_text(voice_data, tmp_path, kind):
+    """Whisper makes words up for silence: three quiet seconds came out as "you"."""
+    quiet = silence(3.0) if kind == "silence" else room(silence(3.0), noise=0.003)
+    path = tmp_path / "quiet.wav"
+    path.write_bytes(wav_bytes(quiet))
+    done = transcribe(voice_data["data_dir"], str(path), "--json", "--language", "en")
+    assert done.returncode == 0, done.stderr
+    reply = json.loads(done.stdout)
+    assert reply["text"] == "" and reply["language"] == "en", reply
+    assert reply["audioSeconds"] == pytest.approx(3.3)  # the file and its 0.3 s lead-in
+
+
+def test_a_file_without_speech_is_not_sent_to_the_server(tmp_path):
+    path = tmp_path / "quiet.wav"
+    path.write_bytes(wav_bytes(silence(3.0)))
+    with ProviderServer() as server:
+        server.on("POST", "/v1/audio/transcriptions", JsonReply({"text": "you"}))
+        done = transcribe(tmp_path / "data", str(path), *server_args(server), "--json")
+        assert server.requests == []
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["text"] == ""

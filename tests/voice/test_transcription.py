@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import wave
 from email.parser import BytesParser
 from email.policy import HTTP
@@ -15,6 +16,8 @@ import numpy as np
 import pytest
 
 from companion_desktop.cli.bench.voice import LocalServer
+from tests.llm.flood_reply import FloodReply
+from tests.llm.provider_server import JsonReply, ProviderServer, StreamReply
 from companion_desktop.llm.transcription import RemoteTranscriber
 from companion_desktop.voice.stt import SttError
 
@@ -169,3 +172,55 @@ def test_its_key_is_its_own_never_the_chat_models(monkeypatch):
     assert transcription_key() is None
     monkeypatch.setenv(STT_ENV_VAR, KEY)
     assert transcription_key() == KEY
+
+
+# -- replies that would exhaust the machine --------------------------------------------
+@pytest.fixture
+def scripted():
+    with ProviderServer() as srv:
+        yield srv
+
+
+def remote(server: ProviderServer, client: httpx.Client, deadline_s: float = 300.0):
+    return RemoteTranscriber(server.url + "/v1", "whisper-1", KEY, client, deadline_s)
+
+
+def test_a_reply_past_the_cap_is_refused_without_being_read(scripted, client):
+    """A 64 MiB {"text": ...} was read whole and its text kept."""
+    flood = FloodReply(b'{"text": "', 64 * 1024 * 1024, tail=b'"}')
+    scripted.on("POST", "/v1/audio/transcriptions", flood)
+    with pytest.raises(SttError) as caught:
+        remote(scripted, client).transcribe(tone())
+    assert str(caught.value) == ("The speech-to-text server sent a reply larger than 1 MiB, "
+                                 "the most the app accepts; the rest was not read.")
+    assert flood.sent < 16 * 1024 * 1024  # what the sockets' buffers hold, not the reply
+
+
+def test_an_error_reply_is_read_only_as_far_as_its_message(scripted, client):
+    flood = FloodReply(b'{"error": {"message": "overloaded"}}', 64 * 1024 * 1024,
+                       filler=b" ", status=503)
+    scripted.on("POST", "/v1/audio/transcriptions", flood)
+    with pytest.raises(SttError, match=r"had an error \(503\)"):
+        remote(scripted, client).transcribe(tone())
+    assert flood.sent < 16 * 1024 * 1024
+
+
+@pytest.mark.parametrize("reply", [
+    # a byte every 50 ms: each within the read timeout, the whole 3 s
+    StreamReply([b'{"text": "hi"', *[b" "] * 60, b"}"], delay_s=0.05,
+                content_type="application/json"),
+    # the headers, then silence (the read blocks: the socket is shut down under it)
+    StreamReply([b'{"text": "hi"}'], then="stall", at=0, stall_s=3.0,
+                content_type="application/json"),
+], ids=["trickle", "stall"])
+def test_a_reply_that_takes_longer_than_the_deadline_is_stopped(scripted, client, reply):
+    scripted.on("POST", "/v1/audio/transcriptions", reply,
+                JsonReply({"text": "next"}))
+    transcriber = remote(scripted, client, deadline_s=0.5)
+    started = time.monotonic()
+    with pytest.raises(SttError) as caught:
+        transcriber.transcribe(tone())
+    assert time.monotonic() - started < 1.5
+    assert str(caught.value) == (f"The speech-to-text server at {scripted.url}/v1 took "
+                                 "longer than 0.5 s to answer and was stopped.")
+    assert transcriber.transcribe(tone()).text == "next"  # the next request works
