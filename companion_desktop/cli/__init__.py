@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from companion_desktop.cli.common import CliError, parse_now, print_json
+from companion_desktop.cli.common import CliError, parse_now, print_json, terminal_text
 
 __all__ = ["CliError", "build_parser", "main", "parse_now", "print_json", "use_utf8_streams"]
 
@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if not _user_error(exc):
             raise
-        print(f"companion-desktop: {exc}", file=sys.stderr)
+        print(terminal_text(f"companion-desktop: {exc}"), file=sys.stderr)  # names files
         return 1
 
 

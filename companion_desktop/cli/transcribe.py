@@ -62,10 +62,14 @@ def make_transcriber(backend: str, settings, data_dir: Path, args: argparse.Name
         import httpx
 
         from companion_desktop.llm.transcription import RemoteTranscriber, transcription_key
+        from companion_desktop.pipeline.key_hold import held_message, held_url
 
         url = args.base_url or settings.base_url or ""
+        key, held = transcription_key(), None if args.base_url else held_url(settings)
+        if key and held:  # a restored backup's address: no key until the user confirms it
+            raise CliError(held_message("hearing", held))
         client = httpx.Client(timeout=httpx.Timeout(120.0, connect=10.0), follow_redirects=False)
-        return RemoteTranscriber(url, args.model or settings.model, transcription_key(), client)
+        return RemoteTranscriber(url, args.model or settings.model, key, client)
     missing = missing_packages()
     if missing:
         raise CliError(missing)

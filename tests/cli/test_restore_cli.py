@@ -4,6 +4,7 @@ gets no key on its word, until the user confirms (``backup review --confirm``)."
 from __future__ import annotations
 
 import json
+import subprocess
 
 from companion_desktop.storage.backup import create_backup
 from companion_desktop.storage.db import Database
@@ -15,11 +16,12 @@ from companion_desktop.storage.settings import (
     VoiceSettings,
     load_settings,
 )
-from tests.cli.test_chat_cli import BLOCK, KEY, chat, chunks
+from tests.cli.test_chat_cli import BLOCK, ENV, KEY, chat, chunks
 from tests.cli.test_cli import cli, web_save, write
 from tests.llm.provider_server import ProviderServer, StreamReply
 from tests.llm.wire_formats import openai_stream
 from tests.storage.test_restore_trust import settle
+from tests.voice.sounds import needs_espeak
 
 
 def test_a_restored_backup_runs_nothing_and_sends_no_key_until_confirmed(tmp_path):
@@ -105,3 +107,18 @@ def test_a_replace_import_of_a_save_file_carrying_settings_changes_none(tmp_path
     with Database.open(home) as db, db.read_session() as session:
         assert load_settings(session, LlmSettings) == mine
         assert load_settings(session, McpSettings).servers == []
+
+
+@needs_espeak
+def test_transcribe_sends_no_key_to_a_restored_transcription_address(tmp_path):
+    with ProviderServer() as theirs:
+        home = tmp_path / "home"
+        url = theirs.url + "/v1"
+        settle(home, HearingSettings(backend="server", base_url=url, unconfirmed_url=url))
+        spoken = tmp_path / "hello.wav"
+        subprocess.run(["espeak-ng", "-w", str(spoken), "Hello, can you hear me?"], check=True)
+        env = {**ENV, "COMPANION_STT_API_KEY": "sk-hear-0123456789"}
+        proc = cli("transcribe", str(spoken), "--backend", "server", data_dir=home, env=env,
+                   ok=False)
+        assert proc.returncode == 1 and "Your key is not sent there" in proc.stderr
+        assert theirs.requests == []

@@ -60,3 +60,10 @@ def test_stored_model_text_is_printed_without_control_characters(tmp_path):
         fired = run(data, "reminders", "--fire", *openai_args(server), now=LATER)
     assert fired.returncode == 0, fired.stderr
     assert "Time to stretch" in fired.stdout and unsafe(fired.stdout) == []
+
+
+def test_an_error_line_naming_a_file_reaches_the_terminal_without_control_characters(tmp_path):
+    missing = tmp_path / f"old{EVIL}backup.zip"
+    proc = run(tmp_path / "data", "backup", "restore", str(missing))
+    assert proc.returncode == 1 and "backup.zip" in proc.stderr
+    assert unsafe(proc.stderr) == []

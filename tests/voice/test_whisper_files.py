@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 
 import pytest
@@ -43,7 +44,14 @@ def test_later_calls_only_look_at_sizes_and_the_record(voice_data):
 
 def test_a_damaged_model_file_is_assembled_again(tmp_path, voice_data):
     cache = tmp_path / "cache"
-    folder = whisper_files.ensure_model(cache)
+    old = os.umask(0o022)
+    try:
+        folder = whisper_files.ensure_model(cache)
+    finally:
+        os.umask(old)
+    if os.name == "posix":  # her files are hers alone, whatever the umask
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        assert {stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir()} == {0o600}
     with (folder / "model.bin").open("r+b") as model:  # same size, header destroyed
         model.write(b"\0" * 4096)
     assert whisper_files.is_ready(cache)  # the cheap check cannot tell ...
