@@ -25,7 +25,7 @@ def test_expected_reasons(reason):
 
 
 @pytest.mark.parametrize("reason", [
-    "companion_desktop/builtin/animations/library.json not written yet", "no load_vrma yet",
+    "resources/animations/library.json not written yet", "no load_vrma yet",
     "could not import 'companion_desktop.avatar.vrm.loader': No module named x",
     "the VRM loader is not written yet", "no avatar model available",
 ])

@@ -1,5 +1,5 @@
 """Generate the built-in animations:
-``companion_desktop/builtin/animations/*.vrma``, ``library.json``
+``resources/animations/*.vrma``, ``library.json``
 and ``README.md``.
 
 Usage: python tools/make_builtin_clips.py [--out DIR] [--quiet]
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from clips_gen.build import build  # noqa: E402
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "companion_desktop" / "builtin" / "animations"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "resources" / "animations"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Generate Hana, the built-in avatar: ``companion_desktop/builtin/avatar/hana.vrm`` (VRM 1.0).
+"""Generate Hana, the built-in avatar: ``resources/avatar/hana.vrm`` (VRM 1.0).
 
 Usage: python tools/make_default_avatar.py [--out PATH]
 
@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from avatar_gen.build import build  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = ROOT / "companion_desktop" / "builtin" / "avatar" / "hana.vrm"
+DEFAULT_OUT = ROOT / "resources" / "avatar" / "hana.vrm"
 
 
 def main(argv: list[str] | None = None) -> int:

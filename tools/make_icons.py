@@ -1,5 +1,5 @@
 """Write the desktop icons from the app's SVG (companion_desktop.ui.app_icon):
-``packaging/linux/icons/hicolor/scalable/apps/<id>.svg`` and a PNG for each size in
+``resources/icons/hicolor/scalable/apps/<id>.svg`` and a PNG for each size in
 ``hicolor/<n>x<n>/apps/``. Run it again after changing the SVG:
 
     .venv/bin/python tools/make_icons.py [--out DIR]
@@ -39,7 +39,7 @@ def write_icons(out: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "packaging" / "linux" / "icons" / "hicolor",
+    parser.add_argument("--out", type=Path, default=ROOT / "resources" / "icons" / "hicolor",
                         help="the hicolor folder to write into")
     args = parser.parse_args(argv)
     for path in write_icons(args.out):

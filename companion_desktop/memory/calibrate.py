@@ -4,7 +4,7 @@ measure retrieval quality (precision at 3) on it.
     python -m companion_desktop.memory.calibrate          # table, derivation, P@3
     python -m companion_desktop.memory.calibrate --json
 
-The labelled set (``builtin/memory_pairs.json``): twelve topics, each with three facts,
+The labelled set (``resources/memory_pairs.json``): twelve topics, each with three facts,
 two questions they answer, a restatement of the first fact and a different fact on the
 same subject, in English, Japanese, Spanish and German. It yields three pair sets:
 
@@ -41,7 +41,6 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from functools import cache
-from importlib import resources
 from itertools import product
 from typing import Any
 
@@ -63,8 +62,9 @@ FIELDS = {"relevant": ("retrieval", "share"), "triggered": ("retrieval", "share"
 @cache
 def labelled_set() -> dict[str, Any]:
     """The labelled sentences shipped with the app."""
-    text = resources.files("companion_desktop").joinpath("builtin/memory_pairs.json")
-    return json.loads(text.read_text(encoding="utf-8"))
+    from companion_desktop.resources import memory_pairs_path
+
+    return json.loads(memory_pairs_path().read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ multilingual-e5-small scores unrelated sentences about 0.75 and translations abo
 0.9: the spec's numbers would accept everything there, so it has its own.
 
 Each number of a model other than the reference (all-MiniLM-L6-v2) was derived by
-quantile mapping on the labelled set (``builtin/memory_pairs.json``; method in
+quantile mapping on the labelled set (``resources/memory_pairs.json``; method in
 ``calibrate``): the threshold accepts the same share of the set's pairs as the spec's
 number does for the reference on the English pairs. Recompute with
 ``python -m companion_desktop.memory.calibrate`` (or ``companion-desktop bench --only

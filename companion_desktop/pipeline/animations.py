@@ -2,7 +2,7 @@
 
 ``AnimationService(db, data_dir, library)`` keeps the database rows in step with the
 built-in clip manifest of ``library`` (``avatar.animation.library.AnimationLibrary``;
-None: the shipped ``companion_desktop/builtin/animations``), takes uploads (.vrma, at most 25 MB,
+None: the shipped ``resources/animations``), takes uploads (.vrma, at most 25 MB,
 parsed by the real loader within 60 seconds before anything is saved; the file lands in
 ``<data_dir>/animations/<id>.vrma`` together with its row, or neither does), registers
 the uploads in the library (so the mixer, the idle cycle and the action gate know their
@@ -51,7 +51,7 @@ class AnimationUploadError(Exception):
 
 
 def default_library() -> AnimationLibrary:
-    """The built-in clips shipped in ``companion_desktop/builtin/animations``."""
+    """The built-in clips shipped in ``resources/animations``."""
     return AnimationLibrary()
 
 

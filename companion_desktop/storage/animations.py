@@ -1,6 +1,6 @@
 """The animation library's rows: built-in idles and emotes, and the user's uploads.
 
-Built-in rows mirror the clip manifest (``companion_desktop/builtin/animations/library.json``):
+Built-in rows mirror the clip manifest (``resources/animations/library.json``):
 ``sync_builtins`` inserts the ones that are new and keeps the user's edits (name,
 description, "Companion can use", idle pool) of the ones already here. Uploads are
 .vrma files copied into the data folder; their rows are written by

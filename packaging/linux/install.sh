@@ -101,8 +101,8 @@ chmod 644 "$entry.part"
 mv -f "$entry.part" "$entry"
 note f "$entry"
 
-(cd "$HERE/icons" && find hicolor -type f -name "$APP_ID.*") | sort | while read -r icon; do
-  install_file "$HERE/icons/$icon" "$DATA_DIR/icons/$icon"
+(cd "$REPO/resources/icons" && find hicolor -type f -name "$APP_ID.*") | sort | while read -r icon; do
+  install_file "$REPO/resources/icons/$icon" "$DATA_DIR/icons/$icon"
 done
 install_file "$HERE/$APP_ID.metainfo.xml" "$DATA_DIR/metainfo/$APP_ID.metainfo.xml"
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDER = ROOT / "companion_desktop" / "builtin" / "animations"
+FOLDER = ROOT / "resources" / "animations"
 GENERATOR = ROOT / "tools" / "make_builtin_clips.py"
 
 IDLES = ("idle_calm", "idle_sway", "idle_look_around", "idle_stretch_light", "idle_hands")

@@ -15,7 +15,7 @@ import pytest
 from companion_desktop.avatar.vrm.model import PRESET_EXPRESSIONS
 
 ROOT = Path(__file__).resolve().parents[2]
-AVATAR = ROOT / "companion_desktop" / "builtin" / "avatar" / "hana.vrm"
+AVATAR = ROOT / "resources" / "avatar" / "hana.vrm"
 GENERATOR = ROOT / "tools" / "make_default_avatar.py"
 
 HUMANOID = (
@@ -111,7 +111,7 @@ def test_committed_file_is_what_the_generator_writes(tmp_path):
         [sys.executable, str(GENERATOR), "--out", str(out), "--quiet"], check=True, timeout=300
     )
     assert out.read_bytes() == AVATAR.read_bytes(), (
-        "companion_desktop/builtin/avatar/hana.vrm is stale: "
+        "resources/avatar/hana.vrm is stale: "
         "run `python tools/make_default_avatar.py`"
     )
 

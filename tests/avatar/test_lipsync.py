@@ -17,7 +17,7 @@ from companion_desktop.avatar.vrm.loader import load_model
 from companion_desktop.avatar.vrm.runtime import AvatarRuntime
 from companion_desktop.llm.tts import EspeakBackend, SpeechAudio
 
-HANA = Path(__file__).resolve().parents[2] / "companion_desktop" / "builtin" / "avatar" / "hana.vrm"
+HANA = Path(__file__).resolve().parents[2] / "resources" / "avatar" / "hana.vrm"
 FPS = 60.0
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
                                   reason="espeak-ng is not installed")

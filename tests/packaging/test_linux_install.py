@@ -89,7 +89,7 @@ def test_every_icon_size_is_there_and_drawn_from_the_svg(tmp_path):
                            str(tmp_path)], capture_output=True, text=True, timeout=120,
                           check=False)  # what the project's SVG renders to now (own process:
     assert proc.returncode == 0, proc.stderr  # no Qt application left in this one)
-    shipped = LINUX / "icons" / "hicolor"
+    shipped = ROOT / "resources" / "icons" / "hicolor"
     assert (shipped / "scalable" / "apps" / f"{APP_ID}.svg").read_text() == (
         tmp_path / "scalable" / "apps" / f"{APP_ID}.svg").read_text()
     for size in SIZES:

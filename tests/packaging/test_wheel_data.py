@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 PROBE = """
 import json
 import companion_desktop
-from companion_desktop.resources import default_avatar_path
+from companion_desktop.resources import default_avatar_path, memory_pairs_path
 from companion_desktop.avatar.animation.library import AnimationLibrary
 from companion_desktop.avatar.render.program import SHADER_DIR
 from companion_desktop.storage.migrate import head_revision, known_revisions
@@ -34,6 +34,7 @@ print(json.dumps({
     "clip_duration": clip.duration,
     "shaders": sorted(p.name for p in SHADER_DIR.glob("*.glsl")),
     "head": head_revision(), "revisions": len(known_revisions()),
+    "pairs": str(memory_pairs_path()),
 }))
 """
 
@@ -42,10 +43,11 @@ print(json.dumps({
 def wheel(tmp_path_factory) -> Path:
     """The wheel built from a copy of the sources (the build leaves nothing in the checkout)."""
     src = tmp_path_factory.mktemp("src")
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, src / name)
-    shutil.copytree(ROOT / "companion_desktop", src / "companion_desktop",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for folder in ("companion_desktop", "resources"):
+        shutil.copytree(ROOT / folder, src / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path_factory.mktemp("wheel")
     # With build isolation: pyproject's build requirements, not whatever setuptools the
     # test environment happens to have.
@@ -59,9 +61,12 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_wheel_lists_the_builtin_data_shaders_and_migrations(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    clips = {n for n in names if n.startswith("companion_desktop/builtin/animations/")}
-    assert "companion_desktop/builtin/avatar/hana.vrm" in names
-    assert "companion_desktop/builtin/animations/library.json" in names
+    clips = {n for n in names if n.startswith("companion_desktop/resources/animations/")}
+    assert "companion_desktop/resources/avatar/hana.vrm" in names
+    assert "companion_desktop/resources/animations/library.json" in names
+    assert "companion_desktop/resources/memory_pairs.json" in names
+    assert any(n.startswith("companion_desktop/resources/icons/hicolor/") and n.endswith(".svg")
+               for n in names)
     assert len([n for n in clips if n.endswith(".vrma")]) >= 10
     for shader in (ROOT / "companion_desktop/avatar/render/shaders").glob("*.glsl"):
         assert f"companion_desktop/avatar/render/shaders/{shader.name}" in names
@@ -83,6 +88,7 @@ def test_package_installed_from_the_wheel_finds_its_data(wheel, tmp_path):
     found = json.loads(proc.stdout.strip().splitlines()[-1])
     assert Path(found["package"]).is_relative_to(site), found["package"]
     assert Path(found["hana"]).is_relative_to(site)
+    assert Path(found["pairs"]).is_relative_to(site) and Path(found["pairs"]).is_file()
     assert found["hana_magic"] == "glTF"
     assert found["clip_duration"] > 0
     assert "mtoon.frag.glsl" in found["shaders"]

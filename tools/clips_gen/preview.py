@@ -38,7 +38,7 @@ from companion_desktop.avatar.vrm.loader import load_model  # noqa: E402
 from companion_desktop.avatar.vrm.pose import Pose  # noqa: E402
 from companion_desktop.avatar.vrm.runtime import AvatarRuntime  # noqa: E402
 
-MODELS = {"hana": ROOT / "companion_desktop" / "builtin" / "avatar" / "hana.vrm",
+MODELS = {"hana": ROOT / "resources" / "avatar" / "hana.vrm",
           "godette": Path("/work/shared/assets/vrm0/Godette_vrm_v4.vrm")}
 OUT = ROOT / "shots"
 CELL = (256, 384)
@@ -156,7 +156,7 @@ def main(argv=None) -> int:
     parser.add_argument("--frames", type=int, default=8)
     parser.add_argument("--vrma", action="store_true", help="play the written files")
     parser.add_argument("--files", type=Path, 
-                        default=ROOT / "companion_desktop" / "builtin" / "animations")
+                        default=ROOT / "resources" / "animations")
     parser.add_argument("--suffix", default="")
     args = parser.parse_args(argv)
     models = {k: load_model(p) for k, p in MODELS.items() if p.exists()}

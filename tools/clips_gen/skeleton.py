@@ -1,7 +1,7 @@
 """The skeleton every built-in clip carries: VRM humanoid bones in a T-pose, with identity
 rest rotations (like VRoid's exports), so a node's local rotation IS the bone's normalized
 rotation relative to its parent. Proportions are Hana's
-(``companion_desktop/builtin/avatar/hana.vrm``,
+(``resources/avatar/hana.vrm``,
 metres, she faces +Z, +X is her left); the hips are the root node.
 """
 

@@ -1,7 +1,7 @@
 """The animation library: clips by id, loaded lazily from their .vrma files.
 
 Built-ins come from a folder's manifest, ``library.json``
-(``companion_desktop/builtin/animations``)::
+(``resources/animations``)::
 
     {"clips": [{"id": "idle_calm", "name": "Calm", "kind": "idle", "file": "idle_calm.vrma",
                 "description": "...", "loop": true}, ...]}
@@ -39,7 +39,7 @@ MANIFEST = "library.json"
 
 
 def default_folder() -> Path:
-    """The built-in clips, package data (``companion_desktop/builtin/animations``)."""
+    """The built-in clips, package data (``resources/animations``)."""
     from companion_desktop.resources import builtin_clips_dir
 
     return builtin_clips_dir()
@@ -64,7 +64,7 @@ class LibraryEntry:
 
 class AnimationLibrary:
     """Clips by id. ``folder`` holds ``library.json`` and the built-in .vrma files
-    (default: the package's ``builtin/animations``); ``loader`` reads one file (default
+    (default: ``resources/animations``); ``loader`` reads one file (default
     ``load_vrma``)."""
 
     def __init__(self, folder: Path | str | None = None, *,

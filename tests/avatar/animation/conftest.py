@@ -11,7 +11,7 @@ from tests.conftest import SHARED_ASSETS
 VRMA_DIR = SHARED_ASSETS / "vrma"
 GLTF_DIR = SHARED_ASSETS / "gltf"
 GODETTE = SHARED_ASSETS / "vrm0" / "Godette_vrm_v4.vrm"
-HANA = Path(__file__).resolve().parents[3] / "companion_desktop" / "builtin" / "avatar" / "hana.vrm"
+HANA = Path(__file__).resolve().parents[3] / "resources" / "avatar" / "hana.vrm"
 
 
 def shared(path: Path) -> Path:

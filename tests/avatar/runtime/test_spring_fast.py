@@ -27,7 +27,7 @@ from companion_desktop.avatar.vrm.spring_collide import (
 )
 from companion_desktop.avatar.vrm.spring_setup import VIRTUAL_TAIL_M
 
-HANA = Path(__file__).resolve().parents[3] / "companion_desktop" / "builtin" / "avatar" / "hana.vrm"
+HANA = Path(__file__).resolve().parents[3] / "resources" / "avatar" / "hana.vrm"
 TOLERANCE_M = 1e-4
 CONTACTS = [0]  # reference push-outs that moved a tail
 
