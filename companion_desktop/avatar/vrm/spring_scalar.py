@@ -11,12 +11,38 @@ order of operations up to rounding). Joints in a center space or with an indirec
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .spring import SpringSimulator
+
+class SpringArrays(Protocol):
+    """What the float block reads of the simulator (``spring.SpringSimulator``) and the
+    arrays it writes back (``_next``, ``_turn``): joints in depth order, one row each."""
+
+    count: int
+    _levels: Sequence[Any]  # each with ``sl`` (a slice), ``index``, ``center``, ``indirect``
+    skeleton: Any  # ``rest_scale`` per node
+    nodes: np.ndarray
+    anchor: np.ndarray
+    orders: list[list[int]]
+    stiffness: np.ndarray
+    drag: np.ndarray
+    hit_radius: np.ndarray
+    rest_rot: np.ndarray
+    tail: np.ndarray
+    prev_tail: np.ndarray
+    _frame_cols: np.ndarray
+    _turn_p: np.ndarray
+    _turn_alt: np.ndarray
+    _static_parent: np.ndarray
+    _length: np.ndarray
+    _gravity_c: np.ndarray
+    _world: np.ndarray
+    _cols: Any
+    _next: np.ndarray
+    _turn: np.ndarray
 
 #: A level joins the float block when it has at most this many joints (measured: below
 #: this, one level of array calls costs more than its joints in floats).
@@ -25,7 +51,7 @@ MAX_ROWS = 8
 Rows = list[list[float]]
 
 
-def scalar_start(sim: SpringSimulator) -> int:
+def scalar_start(sim: SpringArrays) -> int:
     """Index of the first level of the float block (``len(levels)`` for none)."""
     start = len(sim._levels)
     while start > 0:
@@ -39,7 +65,7 @@ def scalar_start(sim: SpringSimulator) -> int:
 class ScalarBlock:
     """Levels ``start..`` of ``sim`` (one contiguous slice of the joint arrays)."""
 
-    def __init__(self, sim: SpringSimulator, start: int) -> None:
+    def __init__(self, sim: SpringArrays, start: int) -> None:
         self.sim = sim
         first = sim._levels[start].sl.start
         self.sl = sl = slice(first, sim.count)
