@@ -41,12 +41,12 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     from companion_desktop.storage.db import Database, StorageError
     from companion_desktop.storage.paths import resolve_data_dir
     from companion_desktop.storage.settings import DisplaySettings, LlmSettings, load_settings
-    from companion_desktop.ui.chat_backend import ChatBackend  # no Qt in it
+    from companion_desktop.ui.chat.backend import ChatBackend  # no Qt in it
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from companion_desktop.ui.chat_window import ChatWindow
+    from companion_desktop.ui.chat.window import ChatWindow
     from companion_desktop.ui.memory_worker import MemoryWorker
 
     from companion_desktop.ui.shutdown import holding, install_quit_signals, quit_requested
@@ -112,7 +112,7 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     code = 1
     try:
         if not settings.provider and os.environ.get(NO_WELCOME_ENV) != "1":
-            from companion_desktop.ui.welcome import WelcomeDialog
+            from companion_desktop.ui.settings.welcome import WelcomeDialog
 
             WelcomeDialog(service).exec()
         backend.connect()
@@ -140,7 +140,7 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
             for name in DESKTOP_IMPORTS:  # a second or more on a busy machine: in parts
                 yield
                 importlib.import_module(name)
-            from companion_desktop.ui.desktop import Desktop
+            from companion_desktop.ui.desktop.side import Desktop
 
             desktop = Desktop(service, host, window, backend)
             window.backend_changed.connect(desktop.rewire)
@@ -229,8 +229,8 @@ def yield_cpu(nice: int = YIELD_NICE) -> int | None:
 #: What her desktop (overlay, tray, voice, reminders) imports, heaviest parts first; each
 #: is imported on its own turn of the event loop, so a quit is not kept waiting.
 DESKTOP_IMPORTS = ("keyring", "httpx", "companion_desktop.llm.keys", "PySide6.QtMultimedia",
-                   "companion_desktop.ui.voice", "companion_desktop.pipeline.reminders",
-                   "companion_desktop.ui.voice_link", "companion_desktop.ui.desktop")
+                   "companion_desktop.ui.voice.output", "companion_desktop.pipeline.reminders",
+                   "companion_desktop.ui.voice.avatar_link", "companion_desktop.ui.desktop.side")
 
 
 def _in_turns(owner, steps: Iterator[None]) -> None:  # noqa: ANN001
@@ -314,7 +314,7 @@ def _report_when_shown(window) -> None:  # noqa: ANN001
 
 
 def _software_gl() -> bool:
-    from companion_desktop.ui.gl_probe import is_software, renderer_name
+    from companion_desktop.ui.avatar.gl_probe import is_software, renderer_name
 
     try:
         return is_software(renderer_name())
@@ -343,7 +343,7 @@ def _avatar_host(db, animations, samples: int = 4):  # noqa: ANN001, ANN202
     from companion_desktop.avatar.animation.director import Director
     from companion_desktop.resources import default_avatar_path
     from companion_desktop.storage.settings import AvatarSettings, load_settings
-    from companion_desktop.ui.avatar_host import AvatarHost
+    from companion_desktop.ui.avatar.host import AvatarHost
 
     with db.read_session() as session:
         settings = load_settings(session, AvatarSettings)

@@ -21,10 +21,10 @@ from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage import repository
 from companion_desktop.storage.db import Database
 from companion_desktop.storage.settings import LlmSettings, save_settings
-from companion_desktop.ui.chat_backend import ChatBackend
-from companion_desktop.ui.chat_window import ChatWindow
+from companion_desktop.ui.chat.backend import ChatBackend
+from companion_desktop.ui.chat.window import ChatWindow
 from companion_desktop.ui.settings import SettingsDialog
-from companion_desktop.ui.welcome import LocalServer, WelcomeDialog
+from companion_desktop.ui.settings.welcome import LocalServer, WelcomeDialog
 from tests.ui.scripted_provider import Script, ScriptedServer, reply_with_block
 
 OUT = Path(__file__).resolve().parents[1] / "shots"
@@ -70,8 +70,8 @@ def run_steps():
 def open_desktop(tools=None):
     """Hana in the chat window and on the desktop overlay, as the app wires them."""
     from companion_desktop.resources import default_avatar_path
-    from companion_desktop.ui.avatar_host import AvatarHost
-    from companion_desktop.ui.desktop import Desktop
+    from companion_desktop.ui.avatar.host import AvatarHost
+    from companion_desktop.ui.desktop.side import Desktop
 
     host = AvatarHost(fps=30)
     host.load_now(default_avatar_path())

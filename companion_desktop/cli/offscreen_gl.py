@@ -35,7 +35,7 @@ class QtOffscreenContext:
             return self
         from PySide6.QtGui import QGuiApplication
 
-        from companion_desktop.ui.avatar_gl import QtContext
+        from companion_desktop.ui.avatar.gl import QtContext
 
         self._app = QGuiApplication.instance() or QGuiApplication(["companion-desktop"])
         try:

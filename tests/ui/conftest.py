@@ -111,8 +111,8 @@ def use_server(service: CompanionService, server: ScriptedServer,
 
 
 def make_window(qtbot, service):
-    from companion_desktop.ui.chat_backend import ChatBackend
-    from companion_desktop.ui.chat_window import ChatWindow
+    from companion_desktop.ui.chat.backend import ChatBackend
+    from companion_desktop.ui.chat.window import ChatWindow
 
     backend = ChatBackend(service, lambda: T0)
     backend.connect()

@@ -26,7 +26,7 @@ from companion_desktop.ui.dnd import (
 )
 from companion_desktop.ui.reminder_poller import ReminderPoller
 from companion_desktop.ui.settings.llm_page import SettingsProblem
-from companion_desktop.ui.settings.proactive_section import ProactiveSection
+from companion_desktop.ui.settings.desktop.proactive_section import ProactiveSection
 from tests.conftest import T0
 from tests.ui.scripted_provider import Script, reply_with_block
 

@@ -54,7 +54,7 @@ def markup(request, image_reply) -> str:
 
 
 def test_state_panel_name_and_mood_cause(qtbot, service, markup):
-    from companion_desktop.ui.state_panel import StatePanel
+    from companion_desktop.ui.chat.state_panel import StatePanel
 
     panel = StatePanel()
     qtbot.addWidget(panel)
@@ -66,7 +66,7 @@ def test_state_panel_name_and_mood_cause(qtbot, service, markup):
 
 
 def test_scene_written_by_the_model(qtbot, service, markup):
-    from companion_desktop.ui.scene import SceneDialog
+    from companion_desktop.ui.chat.scene import SceneDialog
 
     choice = SceneChoice(text="Sure", response=markup)
     scene = Scene("s", intro=markup, dialogue=markup, choices=[choice], outro=markup)
@@ -80,7 +80,7 @@ def test_scene_written_by_the_model(qtbot, service, markup):
 
 def test_memory_graph_line_and_tooltip(qtbot, markup):
     from companion_desktop.storage.records import FactRecord
-    from companion_desktop.ui.settings.memory_graph import MemoryGraph, NodeItem
+    from companion_desktop.ui.settings.memory.graph import MemoryGraph, NodeItem
 
     graph = MemoryGraph()
     qtbot.addWidget(graph)
@@ -101,8 +101,8 @@ def test_chat_window_title_and_status_lines(bare_chat, markup):
 
 
 def test_settings_status_lines_with_server_errors(qtbot, service, markup):
-    from companion_desktop.ui.settings.mcp_editor import Draft
-    from companion_desktop.ui.settings.mcp_page import McpPage
+    from companion_desktop.ui.settings.tools.editor import Draft
+    from companion_desktop.ui.settings.tools.page import McpPage
     from companion_desktop.storage.settings import McpServerEntry
 
     page = McpPage(service)
@@ -116,8 +116,8 @@ def test_settings_status_lines_with_server_errors(qtbot, service, markup):
 
 
 def test_photo_chip_and_note_dialog_status(qtbot, markup):
-    from companion_desktop.ui.note_dialog import NoteDialog
-    from companion_desktop.ui.photo_widgets import PhotoChip
+    from companion_desktop.ui.photos.note_dialog import NoteDialog
+    from companion_desktop.ui.photos.widgets import PhotoChip
 
     chip = PhotoChip()
     qtbot.addWidget(chip)
@@ -152,8 +152,8 @@ def test_questions_with_names_in_them(qtbot, markup):
 @pytest.mark.gl
 @pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb) for OpenGL")
 def test_overlay_bubble(qtbot, markup):
-    from companion_desktop.ui.avatar_host import AvatarHost
-    from companion_desktop.ui.overlay import OverlayWindow
+    from companion_desktop.ui.avatar.host import AvatarHost
+    from companion_desktop.ui.overlay.window import OverlayWindow
 
     overlay = OverlayWindow(AvatarHost(fps=30, seed=1), click_through=False)
     qtbot.addWidget(overlay)

@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QFontMetrics
 
 from companion_desktop.storage.settings import McpServerEntry
-from companion_desktop.ui.settings.mcp_editor import Draft, ServerEditor
-from companion_desktop.ui.transcript import Notice
+from companion_desktop.ui.settings.tools.editor import Draft, ServerEditor
+from companion_desktop.ui.chat.transcript import Notice
 
 pytestmark = pytest.mark.qt
 
@@ -52,8 +52,8 @@ def test_fixed_pitch_text_uses_the_systems_fixed_font(qtbot):
 def test_overlay_window_stays_shown_when_the_app_is_not_frontmost(qtbot):
     """Qt's attribute for macOS tool windows (ignored elsewhere, so only its presence can be
     checked here)."""
-    from companion_desktop.ui.avatar_host import AvatarHost
-    from companion_desktop.ui.overlay import OverlayWindow
+    from companion_desktop.ui.avatar.host import AvatarHost
+    from companion_desktop.ui.overlay.window import OverlayWindow
 
     overlay = OverlayWindow(AvatarHost())
     qtbot.addWidget(overlay)

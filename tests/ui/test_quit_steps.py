@@ -73,8 +73,8 @@ def test_start_up_parts_stop_at_a_quit_signal(qtbot, quit_signal):
 @pytest.mark.gl
 def test_her_first_picture_is_not_drawn_after_a_quit_signal(qtbot, quit_signal):
     from companion_desktop.avatar.vrm.loader import load_model
-    from companion_desktop.ui.avatar_host import AvatarHost
-    from companion_desktop.ui.avatar_view import AvatarView
+    from companion_desktop.ui.avatar.host import AvatarHost
+    from companion_desktop.ui.avatar.view import AvatarView
 
     model = load_model(default_avatar_path())
     host = AvatarHost(fps=30, seed=1)
@@ -93,7 +93,7 @@ def test_her_first_picture_is_not_drawn_after_a_quit_signal(qtbot, quit_signal):
 @pytest.mark.gl
 def test_her_textures_upload_one_at_a_time_until_told_to_stop(qtbot):
     from companion_desktop.avatar.vrm.loader import load_model
-    from companion_desktop.ui.avatar_gl import AvatarGL
+    from companion_desktop.ui.avatar.gl import AvatarGL
 
     model = load_model(default_avatar_path())
     gl = AvatarGL(samples=0)

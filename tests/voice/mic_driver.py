@@ -45,7 +45,7 @@ def main() -> None:
     from companion_desktop.pipeline.companion import CompanionService
     from companion_desktop.storage.db import Database
     from companion_desktop.storage.settings import HearingSettings, save_settings
-    from companion_desktop.ui.mic import MicSource, capture_format, microphones
+    from companion_desktop.ui.voice.mic import MicSource, capture_format, microphones
 
     out: dict = {"devices": [d.description() for d in microphones()]}
     # the capture itself
@@ -67,7 +67,7 @@ def main() -> None:
     # the settings section: the picker lists it, the meter moves while the room speaks
     db = Database.open(data_dir)
     service = CompanionService(db)
-    from companion_desktop.ui.settings.hearing_section import HearingSection
+    from companion_desktop.ui.settings.voice.hearing_section import HearingSection
 
     section = HearingSection(service)
     section.show()
@@ -82,7 +82,7 @@ def main() -> None:
     section.hide()
     out["meter_closed"] = section.meter_source is None
     # her hearing, hands-free, through the same source
-    from companion_desktop.ui.voice_in import Hearing
+    from companion_desktop.ui.voice.hearing import Hearing
 
     with service.db.session() as session:
         save_settings(session, HearingSettings(mode="hands_free", language="en"))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from companion_desktop.ui.mic import MIC_SILENT
+from companion_desktop.ui.voice.mic import MIC_SILENT
 from tests.voice.sounds import needs_espeak, needs_voice
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,12 +24,12 @@ from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.settings.animations_page import AnimationsPage
 from companion_desktop.ui.settings.character_page import CharacterPage
 from companion_desktop.ui.settings.data_page import DataPage
-from companion_desktop.ui.settings.desktop_page import DesktopPage
+from companion_desktop.ui.settings.desktop.page import DesktopPage
 from companion_desktop.ui.settings.display_page import DisplayPage
 from companion_desktop.ui.settings.llm_page import LlmPage, SettingsProblem
-from companion_desktop.ui.settings.mcp_page import McpPage
-from companion_desktop.ui.settings.memory_page import MemoryPage
-from companion_desktop.ui.settings.voice_page import VoicePage
+from companion_desktop.ui.settings.tools.page import McpPage
+from companion_desktop.ui.settings.memory.page import MemoryPage
+from companion_desktop.ui.settings.voice.page import VoicePage
 from companion_desktop.ui.style import STYLE_SHEET
 
 PAGES = ("LLM Model", "Character", "Display", "Desktop", "Voice", "Animations", "Tools", "Memory",

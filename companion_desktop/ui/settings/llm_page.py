@@ -260,7 +260,7 @@ class LlmPage(QWidget):
     def find_local(self) -> None:
         """The first run's welcome again; what is picked there shows here at once."""
         # imported here: the welcome loads ui.settings, whose package loads this page
-        from companion_desktop.ui.welcome import WelcomeDialog
+        from companion_desktop.ui.settings.welcome import WelcomeDialog
 
         self.welcome = WelcomeDialog(self.service, self.local_servers, self)
         self.welcome.chosen.connect(self._welcome_chosen)

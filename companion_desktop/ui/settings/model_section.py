@@ -25,7 +25,7 @@ from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.resources import default_avatar_path
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import AvatarSettings, load_settings, save_settings
-from companion_desktop.ui.avatar_host import AvatarHost
+from companion_desktop.ui.avatar.host import AvatarHost
 from companion_desktop.ui.plain import escape, plain_label
 
 FILE_FILTER = "VRM and glTF models (*.vrm *.glb *.gltf);;All files (*)"

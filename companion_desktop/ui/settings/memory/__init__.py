@@ -1,0 +1,1 @@
+"""Settings > Memory: the facts she keeps, their graph, the embedding model."""

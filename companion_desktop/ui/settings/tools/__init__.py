@@ -1,0 +1,1 @@
+"""Settings > Tools: MCP servers, their tools and the user's review of each."""

@@ -1,0 +1,1 @@
+"""Settings > Voice: her voice and how she listens."""

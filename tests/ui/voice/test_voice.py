@@ -1,0 +1,190 @@
+"""VoiceOut with real espeak-ng synthesis, played "silently" (no audio device here)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+
+from companion_desktop.avatar.lipsync import VISEMES, mouth_track
+from companion_desktop.engine.speech import SpokenPart
+from companion_desktop.llm.tts import EspeakBackend, VoiceOptions
+from companion_desktop.ui.voice.output import MOUTH_FPS, BoundVoice, VoiceOut
+
+pytestmark = [
+    pytest.mark.qt,
+    pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed"),
+]
+
+HELLO = "Hello there, it is lovely to see you again today."
+SECOND = "Shall we talk?"
+
+
+class ManualClock:
+    """A monotonic clock the test moves by hand (seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def make_voice(qtbot):
+    """Builds VoiceOuts that outlive the test body: their pending background relays are
+    deleted (events processed) before the voices themselves go."""
+    made: list[VoiceOut] = []
+
+    def make(factory, **options) -> VoiceOut:
+        made.append(VoiceOut(factory, audible=False, **options))
+        return made[-1]
+
+    yield make
+    for voice in made:
+        voice.stop()
+    qtbot.wait(20)
+    made.clear()
+
+
+def espeak(voice: str | None = "en", rate: float = 1.0) -> BoundVoice:
+    return BoundVoice(EspeakBackend(), voice, rate)
+
+
+def record(voice: VoiceOut) -> list[str]:
+    events: list[str] = []
+    voice.started.connect(lambda: events.append("started"))
+    voice.finished.connect(lambda: events.append("finished"))
+    voice.failed.connect(lambda message: events.append(f"failed: {message}"))
+    return events
+
+
+def test_speaks_parts_back_to_back_in_about_their_duration(qtbot, make_voice):
+    backend = espeak()
+    first = "Hello there, nice to see you."
+    expected = sum(backend.synthesize(text, None, VoiceOptions()).duration
+                   for text in (first, SECOND))
+    voice = make_voice(lambda: backend)
+    events = record(voice)
+    mouths: list[dict[str, float] | None] = []
+    with qtbot.waitSignal(voice.started, timeout=10_000):
+        voice.say([SpokenPart(first), SpokenPart(SECOND)])
+    began = time.monotonic()
+    assert voice.speaking
+    while voice.speaking and time.monotonic() - began < 15:
+        mouths.append(voice.mouth())
+        qtbot.wait(20)
+    took = time.monotonic() - began
+    assert events == ["started", "finished"]
+    assert expected * 0.6 <= took <= expected * 1.4, (took, expected)
+    open_frames = [m for m in mouths if m and max(m.values()) > 0.1]
+    assert len(open_frames) > len(mouths) / 4  # the mouth moved for much of the speech
+    assert voice.mouth() is None and not voice.speaking
+
+
+def test_mouth_follows_the_heard_position(qtbot, make_voice):
+    clock = ManualClock()
+    backend = espeak()
+    audio = backend.synthesize(HELLO, None, VoiceOptions())
+    track = mouth_track(audio.pcm, audio.sample_rate, fps=MOUTH_FPS)
+    voice = make_voice(lambda: backend, clock=clock)
+    assert voice.mouth() is None
+    with qtbot.waitSignal(voice.started, timeout=10_000):
+        voice.say([SpokenPart(HELLO)])
+    start = clock.now
+    seen = []
+    for t in (0.05, 0.3, 0.62, 1.0, 1.37, audio.duration - 0.2):
+        clock.now = start + t
+        mouth = voice.mouth()
+        assert mouth is not None and set(mouth) == set(VISEMES)
+        assert mouth == pytest.approx(track.at(t), abs=1e-9)
+        seen.append(sum(mouth.values()))
+    assert max(seen) > 0.2 and max(seen) - min(seen) > 0.1  # it opens and closes
+    assert voice.speaking  # the clock, not wall time, decides when the clip ends
+    with qtbot.waitSignal(voice.finished, timeout=2_000):
+        clock.now = start + audio.duration + 0.01
+    assert voice.mouth() is None
+
+
+def test_stop_ends_early_and_cancels_pending_parts(qtbot, make_voice):
+    clock = ManualClock()
+    voice = make_voice(espeak, clock=clock)
+    events = record(voice)
+    with qtbot.waitSignal(voice.started, timeout=10_000):
+        voice.say([SpokenPart(HELLO), SpokenPart(SECOND), SpokenPart(HELLO)])
+    clock.now += 0.4
+    assert voice.mouth() is not None
+    voice.stop()
+    assert events == ["started", "finished"]
+    assert not voice.speaking and voice.mouth() is None and not voice.busy
+    clock.now += 60
+    qtbot.wait(300)  # parts synthesizing at stop() never play
+    assert events == ["started", "finished"] and voice.mouth() is None
+
+
+def test_a_new_reply_replaces_the_one_being_spoken(qtbot, make_voice):
+    clock = ManualClock()
+    voice = make_voice(espeak, clock=clock)
+    events = record(voice)
+    with qtbot.waitSignal(voice.started, timeout=10_000):
+        voice.say([SpokenPart(HELLO)])
+    with qtbot.waitSignal(voice.started, timeout=10_000):
+        voice.say([SpokenPart("Oh, a new question!")])
+    assert events == ["started", "finished", "started"]
+    short = EspeakBackend().synthesize("Oh, a new question!", "en").duration
+    with qtbot.waitSignal(voice.finished, timeout=2_000):
+        clock.now += short + 0.01
+    assert events == ["started", "finished", "started", "finished"]
+
+
+def test_synthesis_failure_is_reported_once_per_reply(qtbot, make_voice):
+    missing = BoundVoice(EspeakBackend(executable="no-such-espeak-program"), "en")
+    voice = make_voice(lambda: missing)
+    events = record(voice)
+    with qtbot.waitSignal(voice.failed, timeout=10_000) as blocker:
+        voice.say([SpokenPart("One."), SpokenPart("Two."), SpokenPart("Three.")])
+    assert "espeak-ng is not installed" in blocker.args[0]
+    qtbot.wait(200)
+    assert len(events) == 1 and events[0].startswith("failed")
+    assert not voice.speaking and not voice.busy and voice.mouth() is None
+    with qtbot.waitSignal(voice.failed, timeout=10_000):
+        voice.say([SpokenPart("Again.")])  # the next reply reports again
+    assert len(events) == 2
+
+
+def test_voice_off_is_silent_and_reload_builds_a_new_backend(qtbot, make_voice):
+    made: list[BoundVoice | None] = []
+    enabled = {"on": False}
+
+    def factory() -> BoundVoice | None:
+        made.append(espeak() if enabled["on"] else None)
+        return made[-1]
+
+    voice = make_voice(factory)
+    events = record(voice)
+    voice.say([SpokenPart(HELLO)])
+    qtbot.wait(100)
+    assert events == [] and not voice.busy and made == [None]
+    enabled["on"] = True
+    with qtbot.waitSignal(voice.started, timeout=10_000):
+        voice.say([SpokenPart("Hi.")])
+    voice.stop()
+    voice.say([SpokenPart("   ")])  # nothing to say: nothing happens
+    assert len(made) == 2
+    with qtbot.waitSignal(voice.started, timeout=10_000):
+        voice.say([SpokenPart("Hi.")])
+    assert len(made) == 2  # cached
+    voice.reload()
+    with qtbot.waitSignal(voice.started, timeout=10_000):
+        voice.say([SpokenPart("Hi.")])
+    assert len(made) == 3
+    voice.stop()
+
+
+def test_bound_voice_applies_the_chosen_voice_and_speed():
+    slow = BoundVoice(EspeakBackend(), "en", 0.6).synthesize(HELLO)
+    fast = BoundVoice(EspeakBackend(), "en", 1.6).synthesize(HELLO)
+    assert slow.duration > fast.duration * 1.8
+    part = BoundVoice(EspeakBackend(), "en", 1.6).synthesize(HELLO, options=VoiceOptions(0.5))
+    assert part.duration > fast.duration * 1.3  # the part's own rate multiplies the setting
