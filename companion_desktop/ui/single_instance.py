@@ -36,6 +36,8 @@ LOCK_NAME = ".instance.lock"
 COME_FORWARD = b"show\n"
 #: How long the second launch tries to reach the first (it may still be starting).
 REACH_S = 3.0
+#: The longest socket path a system takes (sun_path is 104 bytes on macOS, 108 on Linux).
+MAX_SOCKET_PATH = 100
 
 
 def server_name(folder: Path | str) -> str:
@@ -47,7 +49,9 @@ def server_name(folder: Path | str) -> str:
     user = getattr(os, "getuid", lambda: "")()
     name = f"companion-desktop-{user}-{digest}"
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    return str(Path(runtime) / name) if _private_folder(runtime) else name
+    path = str(Path(runtime) / name)
+    short = len(os.fsencode(path)) <= MAX_SOCKET_PATH
+    return path if short and _private_folder(runtime) else name
 
 
 def _private_folder(path: str) -> bool:

@@ -5,10 +5,12 @@ command line works beside the app; a crash leaves nothing that blocks the next s
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -88,8 +90,11 @@ def test_a_crashed_app_does_not_block_the_next_start(tmp_path):
 
 
 def test_the_socket_lives_in_a_private_runtime_folder(tmp_path, monkeypatch):
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
+    runtime = Path(tempfile.mkdtemp(prefix="rt-"))  # short, like /run/user/1000
+    runtime.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / ("long" * 20)))
+    (tmp_path / ("long" * 20)).mkdir(mode=0o700)
+    assert "/" not in server_name(tmp_path / "data")  # too long for a socket: not used
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     name = server_name(tmp_path / "data")
     assert name.startswith(f"{runtime}/companion-desktop-")
@@ -101,6 +106,7 @@ def test_the_socket_lives_in_a_private_runtime_folder(tmp_path, monkeypatch):
         instance.release()
     runtime.chmod(0o755)  # others may enter: not used, the temporary folder's name is
     assert "/" not in server_name(tmp_path / "data")
+    shutil.rmtree(runtime)
 
 
 @pytest.mark.parametrize("what", ["file", "socket of another user"])
