@@ -41,12 +41,12 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     from companion_desktop.storage.db import Database, StorageError
     from companion_desktop.storage.paths import resolve_data_dir
     from companion_desktop.storage.settings import DisplaySettings, LlmSettings, load_settings
-    from companion_desktop.ui.chat.backend import ChatBackend  # no Qt in it
+    from companion_desktop.ui.chat import ChatBackend  # no Qt in it
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from companion_desktop.ui.chat.window import ChatWindow
+    from companion_desktop.ui.chat import ChatWindow
     from companion_desktop.ui.memory_worker import MemoryWorker
 
     from companion_desktop.ui.shutdown import holding, install_quit_signals, quit_requested
@@ -140,7 +140,7 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
             for name in DESKTOP_IMPORTS:  # a second or more on a busy machine: in parts
                 yield
                 importlib.import_module(name)
-            from companion_desktop.ui.desktop.side import Desktop
+            from companion_desktop.ui.desktop import Desktop
 
             desktop = Desktop(service, host, window, backend)
             window.backend_changed.connect(desktop.rewire)

@@ -21,8 +21,8 @@ from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage import repository
 from companion_desktop.storage.db import Database
 from companion_desktop.storage.settings import LlmSettings, save_settings
-from companion_desktop.ui.chat.backend import ChatBackend
-from companion_desktop.ui.chat.window import ChatWindow
+from companion_desktop.ui.chat import ChatBackend
+from companion_desktop.ui.chat import ChatWindow
 from companion_desktop.ui.settings import SettingsDialog
 from companion_desktop.ui.settings.welcome import LocalServer, WelcomeDialog
 from tests.ui.scripted_provider import Script, ScriptedServer, reply_with_block
@@ -71,7 +71,7 @@ def open_desktop(tools=None):
     """Hana in the chat window and on the desktop overlay, as the app wires them."""
     from companion_desktop.resources import default_avatar_path
     from companion_desktop.ui.avatar.host import AvatarHost
-    from companion_desktop.ui.desktop.side import Desktop
+    from companion_desktop.ui.desktop import Desktop
 
     host = AvatarHost(fps=30)
     host.load_now(default_avatar_path())

@@ -15,8 +15,8 @@ from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from companion_desktop.ui.voice.hearing_view import ListenLine, MicButton
-from companion_desktop.ui.photos.shown_image import (
+from companion_desktop.ui.voice import ListenLine, MicButton
+from companion_desktop.ui.photos import (
     PhotoChip,
     image_from_mime,
     mime_has_image,

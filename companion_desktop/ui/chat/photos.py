@@ -18,21 +18,22 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject
 
 from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
-from companion_desktop.ui.photos.widgets import DropHint
-from companion_desktop.ui.photos.shown_image import DropTarget, PhotoStage, Source, choose_image_file
+from companion_desktop.ui.photos import DropHint
+from companion_desktop.ui.photos import DropTarget, PhotoStage, Source, choose_image_file
 from companion_desktop.ui.chat.transcript import Notice
 
 if TYPE_CHECKING:
     from companion_desktop.pipeline.images import PreparedImage
-    from companion_desktop.ui.photos.photoboard import PhotoboardWindow
-    from companion_desktop.ui.chat.window import ChatWindow
+    from companion_desktop.ui.photos import PhotoboardWindow
+    from companion_desktop.ui.chat.surface import PhotoSurface
 
 BUSY_TEXT = "She's still answering. The photo is ready in the chat; send it when she's done."
 NO_MODEL_TEXT = "No language model is set up yet."
 
 
 class ChatPhotos(QObject):
-    """The photo side of ``window``: its chip's ``stage``, the drop ``hint`` and
+    """The photo side of ``window`` (the chat window, as ``surface.PhotoSurface``):
+    its chip's ``stage``, the drop ``hint`` and
     ``target``, the gating notice and the photoboard ``board`` (None until opened).
 
     ``send(image)`` starts a photo-only turn with a prepared image. The window's
@@ -40,7 +41,7 @@ class ChatPhotos(QObject):
     ``open_settings`` and ``photo_problem`` are used as they are.
     """
 
-    def __init__(self, window: ChatWindow, send: Callable[[PreparedImage], object]) -> None:
+    def __init__(self, window: PhotoSurface, send: Callable[[PreparedImage], object]) -> None:
         super().__init__(window)
         self.window = window
         self.send = send
@@ -130,7 +131,7 @@ class ChatPhotos(QObject):
     def open_board(self) -> None:
         """Show the photoboard window (one, reused), up to date."""
         if self.board is None:
-            from companion_desktop.ui.photos.photoboard import PhotoboardWindow
+            from companion_desktop.ui.photos import PhotoboardWindow
 
             self.board = PhotoboardWindow(self.window.service, self.window)
         else:

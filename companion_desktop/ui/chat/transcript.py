@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.ui.chat.approval_notice import ApprovalNotice
 from companion_desktop.ui.chat.notice import Notice, fit_label, text_label
-from companion_desktop.ui.photos.widgets import rounded_pixmap
+from companion_desktop.ui.photos import rounded_pixmap
 from companion_desktop.ui.shimmer import ShimmerLabel
 
 #: Bubbles take at most this share of the transcript's width.

@@ -23,20 +23,21 @@ from companion_desktop.pipeline.companion import STAGE_NAMES
 from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
 from companion_desktop.storage import repository
 from companion_desktop.storage.errors import StorageError
-from companion_desktop.ui.photos.photoboard import kept_thumbnails
+from companion_desktop.ui.photos import kept_thumbnails
 from companion_desktop.ui.chat.transcript import Bubble, Notice
 from companion_desktop.ui.shimmer import PHASE_TEXT, phase_text
 
 if TYPE_CHECKING:
     from companion_desktop.pipeline.runner import TurnResult
-    from companion_desktop.ui.chat.window import ChatWindow
+    from companion_desktop.ui.chat.surface import TurnSurface
 
 #: How many stored turns the window shows when it opens.
 HISTORY_TURNS = 60
 
 
 class ChatTurns(QObject):
-    """The turn display of ``window``: ``pending`` (the message of the running or
+    """The turn display of ``window`` (the chat window, as ``surface.TurnSurface``):
+    ``pending`` (the message of the running or
     failed turn, else None), ``her`` (her bubble while it streams, else None) and
     ``error`` (the failed turn's notice, else None).
 
@@ -45,7 +46,7 @@ class ChatTurns(QObject):
     and ``refresh`` are used as they are.
     """
 
-    def __init__(self, window: ChatWindow) -> None:
+    def __init__(self, window: TurnSurface) -> None:
         super().__init__(window)
         self.window = window
         self.pending: str | None = None

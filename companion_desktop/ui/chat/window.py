@@ -41,15 +41,15 @@ from companion_desktop.ui.chat.photos import NO_MODEL_TEXT, ChatPhotos
 from companion_desktop.ui.chat.tools import ToolActivity
 from companion_desktop.ui.chat.turns import HISTORY_TURNS, PHASE_TEXT, ChatTurns  # noqa: F401
 from companion_desktop.ui.plain import plain_label
-from companion_desktop.ui.photos.shown_image import Source
+from companion_desktop.ui.photos import Source
 from companion_desktop.ui.chat.state_panel import StatePanel
 from companion_desktop.ui.style import STYLE_SHEET
 from companion_desktop.ui.chat.transcript import Notice, Transcript
-from companion_desktop.ui.voice.hearing import Hearing
-from companion_desktop.ui.voice.hearing_view import ChatHearing
+from companion_desktop.ui.voice import Hearing
+from companion_desktop.ui.voice import ChatHearing
 
 if TYPE_CHECKING:
-    from companion_desktop.ui.photos.photoboard import PhotoboardWindow
+    from companion_desktop.ui.photos import PhotoboardWindow
 
 # Settings (every page), the photoboard and the provider registry are imported when first
 # opened or needed: the window's first picture waits for none of them.

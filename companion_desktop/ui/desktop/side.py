@@ -32,9 +32,9 @@ from companion_desktop.storage.settings import (
 from companion_desktop.ui.avatar.host import AvatarHost
 from companion_desktop.pipeline.reminders import ReminderService
 from companion_desktop.ui.desktop.hotkeys import GlobalHotkeys
-from companion_desktop.ui.overlay.window import OverlayWindow
+from companion_desktop.ui.overlay import OverlayWindow
 from companion_desktop.ui.reminder_poller import ReminderPoller
-from companion_desktop.ui.voice.avatar_link import VoiceLink
+from companion_desktop.ui.voice import VoiceLink
 
 if TYPE_CHECKING:
     from companion_desktop.pipeline.runner import TurnResult
@@ -71,7 +71,7 @@ class Desktop(QObject):
         self._talking_since: float | None = None
         self._mouth = QTimer(self, interval=40, timeout=self._move_mouth)
         self.voice = VoiceLink(service, host, report=self._voice_failed, parent=self)
-        from companion_desktop.ui.voice.hearing_desktop import DesktopHearing
+        from companion_desktop.ui.voice import DesktopHearing
 
         self.hearing = DesktopHearing(chat.hearing, self.overlay, self.voice, self)
         if self.life.walker is not None:  # she stands still while she listens to you
@@ -281,7 +281,7 @@ class Desktop(QObject):
         self._save_overlay()
 
     def open_photo_mode(self) -> None:
-        from companion_desktop.ui.overlay.photo_mode import PhotoDialog
+        from companion_desktop.ui.overlay import PhotoDialog
 
         self.overlay.bubble.hide()
         dialog = PhotoDialog(self.host, self.chat)

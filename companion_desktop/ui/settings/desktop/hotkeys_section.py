@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import HotkeySettings, load_settings, save_settings
-from companion_desktop.ui.desktop import hotkeys
+from companion_desktop.ui.desktop import ACTIONS, GlobalHotkeys, HotkeyError, refusal, to_pynput
 from companion_desktop.ui.settings.llm_page import SettingsProblem
 from companion_desktop.ui.switch import Switch
 
@@ -50,7 +50,7 @@ class HotkeysSection(QWidget):
         column.addWidget(self.enabled)
         form = QFormLayout()
         self.edits: dict[str, QKeySequenceEdit] = {}
-        for action in hotkeys.ACTIONS:
+        for action in ACTIONS:
             edit = QKeySequenceEdit(QKeySequence(getattr(settings, action)),
                                     objectName=f"hotkey_{action}")
             edit.setMaximumSequenceLength(1)
@@ -74,10 +74,10 @@ class HotkeysSection(QWidget):
 
     def show_status(self) -> None:
         """Listening, off, or why the system refuses."""
-        running = hotkeys.GlobalHotkeys.current
+        running = GlobalHotkeys.current
         if not self.enabled.isChecked():
             text = "Off: the keys work only while her windows have the focus."
-        elif why := hotkeys.refusal():
+        elif why := refusal():
             text = why
         elif running is not None and running.problem:
             text = running.problem
@@ -96,8 +96,8 @@ class HotkeysSection(QWidget):
             if not key:
                 continue
             try:
-                hotkeys.to_pynput(key)
-            except hotkeys.HotkeyError as error:
+                to_pynput(key)
+            except HotkeyError as error:
                 raise SettingsProblem(f"Global hotkeys > {LABELS[action]}: {error}") from None
             if key in seen:
                 raise SettingsProblem(f"Global hotkeys: {key} is chosen for both "

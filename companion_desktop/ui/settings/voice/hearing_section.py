@@ -37,7 +37,7 @@ from companion_desktop.storage.settings import (
 from companion_desktop.ui.settings.held_url import HeldUrlNotice
 from companion_desktop.ui.settings.key_field import SAVED_KEY, KeyField
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form, status
-from companion_desktop.ui.voice.hearing_view import key_of
+from companion_desktop.ui.voice import key_of
 
 MODES = {"off": "Off: she does not listen", "push_to_talk": "Push-to-talk (hold the mic button or key)",
          "hands_free": "Hands-free (she hears when you speak)"}
@@ -193,7 +193,7 @@ class HearingSection(QWidget):
     # ---------------------------------------------------------------- microphone
     def fill_microphones(self) -> None:
         """List the inputs; with none, say so (the rest of the section still works)."""
-        from companion_desktop.ui.voice.mic import NO_MICROPHONE, device_key, microphones
+        from companion_desktop.ui.voice import NO_MICROPHONE, device_key, microphones
 
         self.device.blockSignals(True)
         self.device.clear()
@@ -220,7 +220,7 @@ class HearingSection(QWidget):
 
     def start_meter(self) -> None:
         """Open the chosen microphone for the level meter (only while on screen)."""
-        from companion_desktop.ui.voice.mic import MicSource, microphones
+        from companion_desktop.ui.voice import MicSource, microphones
 
         if self.meter_source is not None or not microphones():
             return

@@ -38,7 +38,7 @@ from companion_desktop.ui.settings.key_field import KeyField
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form, status
 from companion_desktop.ui.switch import Switch
 from companion_desktop.ui.settings.held_url import HeldUrlNotice
-from companion_desktop.ui.voice.output import BoundVoice, VoiceOut
+from companion_desktop.ui.voice import BoundVoice, VoiceOut
 
 BACKENDS = {"espeak": "Offline voice (espeak-ng)", "openai": "Speech server (OpenAI-compatible)"}
 TRY_LINE = "Hello! This is how I sound when I read my replies to you."
