@@ -34,6 +34,9 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None,
 def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     # The modules without Qt come first: once PySide6 is imported it inspects the source
     # of every module imported after it (its __feature__ hook), which costs time here.
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
     from companion_desktop.pipeline.companion import CompanionService
     from companion_desktop.pipeline.facts import FactService
     from companion_desktop.pipeline.memory import FactMemory
@@ -41,14 +44,11 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     from companion_desktop.storage.db import Database, StorageError
     from companion_desktop.storage.paths import resolve_data_dir
     from companion_desktop.storage.settings import DisplaySettings, LlmSettings, load_settings
-    from companion_desktop.ui.chat import ChatBackend  # no Qt in it
-
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QMessageBox
-
-    from companion_desktop.ui.chat import ChatWindow
+    from companion_desktop.ui.chat import (
+        ChatBackend,  # no Qt in it
+        ChatWindow,
+    )
     from companion_desktop.ui.memory_worker import MemoryWorker
-
     from companion_desktop.ui.shutdown import holding, install_quit_signals, quit_requested
     from companion_desktop.ui.single_instance import bring_forward, claim
 

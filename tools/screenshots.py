@@ -21,8 +21,7 @@ from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage import repository
 from companion_desktop.storage.db import Database
 from companion_desktop.storage.settings import LlmSettings, save_settings
-from companion_desktop.ui.chat import ChatBackend
-from companion_desktop.ui.chat import ChatWindow
+from companion_desktop.ui.chat import ChatBackend, ChatWindow
 from companion_desktop.ui.settings import SettingsDialog
 from companion_desktop.ui.settings.welcome import LocalServer, WelcomeDialog
 from tests.ui.scripted_provider import Script, ScriptedServer, reply_with_block

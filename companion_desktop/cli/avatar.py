@@ -91,8 +91,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     from companion_desktop.avatar.render.offscreen import render_image, save_png
     from companion_desktop.avatar.vrm.relaxed import relaxed_pose
     from companion_desktop.avatar.vrm.runtime import AvatarRuntime
-    from companion_desktop.engine.emotions import normalize_emotion
     from companion_desktop.cli.offscreen_gl import use_available_context
+    from companion_desktop.engine.emotions import normalize_emotion
 
     use_available_context()
     width, height = _size(args.size)

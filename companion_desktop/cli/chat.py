@@ -12,11 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 from companion_desktop.cli.common import CliError, open_service, terminal_text
 from companion_desktop.llm.base import LlmError
-from companion_desktop.pipeline.companion import CompanionService
-from companion_desktop.pipeline.provider_setup import Overrides, ProviderNotReady, open_provider, provider_config
 from companion_desktop.llm.vision import can_show_images
+from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.image_privacy import photo_notice
 from companion_desktop.pipeline.images import ImageRefused, PreparedImage, prepare_image_file
+from companion_desktop.pipeline.provider_setup import (
+    Overrides,
+    ProviderNotReady,
+    open_provider,
+    provider_config,
+)
 from companion_desktop.pipeline.runner import SHOW_ONLY_TEXT, TurnResult, TurnRunner
 from companion_desktop.pipeline.tool_access import ToolAccess
 from companion_desktop.storage import savefile

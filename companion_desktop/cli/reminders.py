@@ -85,7 +85,12 @@ def run(args: argparse.Namespace, now: datetime | None = None) -> int:
 def fire_due(args: argparse.Namespace, db: Any, fixed: datetime | None) -> int:
     from companion_desktop.llm.base import LlmError
     from companion_desktop.pipeline.companion import CompanionService
-    from companion_desktop.pipeline.provider_setup import Overrides, ProviderNotReady, open_provider, provider_config
+    from companion_desktop.pipeline.provider_setup import (
+        Overrides,
+        ProviderNotReady,
+        open_provider,
+        provider_config,
+    )
     from companion_desktop.pipeline.reminders import ReminderService
     from companion_desktop.pipeline.runner import TurnRunner
     from companion_desktop.storage.settings import LlmSettings, load_settings

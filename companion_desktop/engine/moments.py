@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from .events.model import MAX_CHOICE, MAX_DIALOGUE, MAX_NARRATION, MAX_RESPONSE, EventDefinition, Scene
+from .events.model import (
+    MAX_CHOICE,
+    MAX_DIALOGUE,
+    MAX_NARRATION,
+    MAX_RESPONSE,
+    EventDefinition,
+    Scene,
+)
 
 MAX_MEMORIES = 8
 MEMORY_POOL = 40

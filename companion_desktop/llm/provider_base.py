@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from companion_desktop.llm import transport
-from companion_desktop.llm.base import CancelToken, CancelledError, ChatMessage, ProviderConfig
+from companion_desktop.llm.base import CancelledError, CancelToken, ChatMessage, ProviderConfig
 from companion_desktop.llm.errors import CallContext
 from companion_desktop.llm.transport import BodyStream
 

@@ -20,8 +20,8 @@ import numpy as np
 
 from companion_desktop.llm import keys
 from companion_desktop.llm.bounded_request import REQUEST_DEADLINE_S, Reply, ServerFailed, fetch
-from companion_desktop.llm.keys import STT_ENV_VAR, STT_KEY_ID  # noqa: F401 - re-exported
 from companion_desktop.llm.errors import provider_detail, redact, redirect_target
+from companion_desktop.llm.keys import STT_ENV_VAR, STT_KEY_ID  # noqa: F401 - re-exported
 from companion_desktop.voice.audio import SAMPLE_RATE, wav_bytes
 from companion_desktop.voice.stt import (
     MIN_AUDIO_S,

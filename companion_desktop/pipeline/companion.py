@@ -160,7 +160,13 @@ class CompanionService:
     def due_event(self, before: CharacterState, outcome: TurnOutcome, now: datetime, rng) -> Any:  # noqa: ANN001
         """The event to play after a Dating Sim user turn: the strain event on a real
         demotion (1-day cooldown), else the regular pool's best qualifying event."""
-        from companion_desktop.engine.events import ALL_EVENTS, STRAIN_EVENT, STRAIN_EVENT_ID, check_events, strain_due
+        from companion_desktop.engine.events import (
+            ALL_EVENTS,
+            STRAIN_EVENT,
+            STRAIN_EVENT_ID,
+            check_events,
+            strain_due,
+        )
         from companion_desktop.storage.events import event_history
 
         state = outcome.state

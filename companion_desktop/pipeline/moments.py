@@ -14,7 +14,12 @@ from datetime import datetime
 
 from companion_desktop.engine.character import CharacterState
 from companion_desktop.engine.events.model import EventDefinition
-from companion_desktop.engine.moments import TIMEOUT_S, apply_written_scene, moment_prompt, pick_memories
+from companion_desktop.engine.moments import (
+    TIMEOUT_S,
+    apply_written_scene,
+    moment_prompt,
+    pick_memories,
+)
 from companion_desktop.llm.base import CancelToken, ChatMessage, LlmError, Provider
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage.db import Database

@@ -27,14 +27,25 @@ from companion_desktop.engine.character import CharacterState
 from companion_desktop.engine.context_window import memory_budget, retrieval_turns, truncate_history
 from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
 from companion_desktop.engine.parse import ParsedReply, parse_response
-from companion_desktop.engine.prompt import PromptContext, build_extraction_prompt, build_system_prompt
+from companion_desktop.engine.prompt import (
+    PromptContext,
+    build_extraction_prompt,
+    build_system_prompt,
+)
 from companion_desktop.engine.reminder_phrases import natural_reminder
 from companion_desktop.engine.session_summary import summarize_session
 from companion_desktop.engine.speech import SpokenPart, speech_output_layer, split_speech
 from companion_desktop.engine.state_updates import LlmSuggestion, sanitize_suggestion
 from companion_desktop.engine.stream_text import StreamText
 from companion_desktop.engine.turn import TurnOutcome
-from companion_desktop.llm.base import CancelToken, ChatMessage, ImagePart, LlmError, Provider, capped_reply
+from companion_desktop.llm.base import (
+    CancelToken,
+    ChatMessage,
+    ImagePart,
+    LlmError,
+    Provider,
+    capped_reply,
+)
 from companion_desktop.pipeline.companion import CompanionService, DataReplaced
 from companion_desktop.pipeline.images import PreparedImage
 from companion_desktop.pipeline.memory import MemoryHooks, SimpleMemory, WorkingMemory
@@ -63,7 +74,12 @@ from companion_desktop.storage import repository as repo
 from companion_desktop.storage import sessions as session_store
 from companion_desktop.storage.backup import data_generation
 from companion_desktop.storage.keepsakes import Keepsake
-from companion_desktop.storage.settings import LlmSettings, RelationshipSettings, VoiceSettings, load_settings
+from companion_desktop.storage.settings import (
+    LlmSettings,
+    RelationshipSettings,
+    VoiceSettings,
+    load_settings,
+)
 
 
 def summarize_past_sessions(session: Session, exclude: int | None = None) -> int:

@@ -17,7 +17,6 @@ stopped, or APPROVAL_TIMEOUT_S passes (declined).
 
 from __future__ import annotations
 
-
 import json
 import threading
 from typing import Any
@@ -28,7 +27,6 @@ from companion_desktop.llm.base import CancelledError, CancelToken, LlmError
 from companion_desktop.pipeline.images import PreparedImage
 from companion_desktop.pipeline.runner import TurnResult, TurnRunner
 from companion_desktop.storage.errors import StorageError
-
 
 #: Threads that outlived ``shutdown``'s wait, with their workers: kept to the end.
 LEFT_RUNNING: list[object] = []

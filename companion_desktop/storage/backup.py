@@ -34,8 +34,15 @@ from sqlalchemy.orm import Session
 
 from .. import __version__
 from .backup_manifest import (
-    FORMAT, FORMAT_VERSION, MANIFEST, MODELS_DIR, UPLOADS_DIR, BackupError, BackupInfo,
-    damaged_info, info_of,
+    FORMAT,
+    FORMAT_VERSION,
+    MANIFEST,
+    MODELS_DIR,
+    UPLOADS_DIR,
+    BackupError,
+    BackupInfo,
+    damaged_info,
+    info_of,
 )  # fmt: skip
 from .backup_work import work_folder
 from .errors import StorageError

@@ -41,7 +41,13 @@ from . import migrate
 from .backup import REASON_RESTORE, Progress, auto_backup, chunks
 from .backup_limits import check_sizes, check_space, current_size
 from .backup_manifest import (
-    FOLDERS, FORMAT_VERSION, MANIFEST, MODELS_DIR, BackupError, BackupInfo, is_member_name,
+    FOLDERS,
+    FORMAT_VERSION,
+    MANIFEST,
+    MODELS_DIR,
+    BackupError,
+    BackupInfo,
+    is_member_name,
     read_manifest,
 )  # fmt: skip
 from .paths import DB_FILENAME

@@ -29,8 +29,18 @@ from .db import Database
 from .models import CompletedEventRow, FactRow, SessionRow, TurnRow
 from .savefile_import import KINDS, ImportSummary, fact_key, import_save
 from .savefile_schema import (
-    MAX_DEPTH, CharacterModel, CompletedEventModel, FactModel, RelationshipModel, SaveData,
-    SaveFile, SaveFileError, SessionModel, TurnModel, describe, parse_save,
+    MAX_DEPTH,
+    CharacterModel,
+    CompletedEventModel,
+    FactModel,
+    RelationshipModel,
+    SaveData,
+    SaveFile,
+    SaveFileError,
+    SessionModel,
+    TurnModel,
+    describe,
+    parse_save,
 )  # fmt: skip
 
 __all__ = [
@@ -83,7 +93,7 @@ def read_save_file(path: Path) -> SaveFile:
         raise SaveFileError(
             f"not valid JSON at line {error.lineno} column {error.colno} ({error.msg})"
         ) from None
-    except ValueError as error:  # a number with thousands of digits (Python's int limit)
+    except ValueError:  # a number with thousands of digits (Python's int limit)
         limit = sys.get_int_max_str_digits()
         raise SaveFileError(f"not usable JSON: a number has more than {limit} digits") from None
     except RecursionError:

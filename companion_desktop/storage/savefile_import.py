@@ -31,10 +31,20 @@ from . import repository
 from .backup import REASON_REPLACE, BackupError, auto_backup, new_generation
 from .db import Database
 from .models import (
-    CharacterRow, CompletedEventRow, FactRow, RelationshipRow, SessionRow, TurnRow,
+    CharacterRow,
+    CompletedEventRow,
+    FactRow,
+    RelationshipRow,
+    SessionRow,
+    TurnRow,
 )  # fmt: skip
 from .savefile_schema import (
-    CharacterModel, CompletedEventModel, FactModel, RelationshipModel, SaveFile, SessionModel,
+    CharacterModel,
+    CompletedEventModel,
+    FactModel,
+    RelationshipModel,
+    SaveFile,
+    SessionModel,
     TurnModel,
 )  # fmt: skip
 

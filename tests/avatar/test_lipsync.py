@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.avatar.runtime.runtime_models import humanoid
 
 from companion_desktop.avatar.lipsync import VISEMES, MouthTrack, mouth_track
 from companion_desktop.avatar.vrm.loader import load_model
 from companion_desktop.avatar.vrm.runtime import AvatarRuntime
 from companion_desktop.llm.tts import EspeakBackend, SpeechAudio
+from tests.avatar.runtime.runtime_models import humanoid
 
 HANA = Path(__file__).resolve().parents[2] / "resources" / "avatar" / "hana.vrm"
 FPS = 60.0

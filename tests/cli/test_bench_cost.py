@@ -14,11 +14,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from companion_desktop.cli import CliError
 from companion_desktop.cli.bench import SECTIONS, parse_sections
 from companion_desktop.cli.bench.cost import FrameStats, bench_app_idle, cpu_seconds, rss_mb
 from companion_desktop.cli.bench.peer import parse_peer_output, shared_dir
 from companion_desktop.cli.bench.tokens import TokenServer, sse_contents, stream_tokens
-from companion_desktop.cli import CliError
 from tests.conftest import SHARED_ASSETS
 
 

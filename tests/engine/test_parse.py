@@ -15,8 +15,8 @@ from companion_desktop.engine.parse import (
     parse_response,
     visible_stream_text,
 )
-from companion_desktop.engine.tolerant_json import loads_tolerant
 from companion_desktop.engine.state_updates import LLM_CLAMPS, LlmSuggestion
+from companion_desktop.engine.tolerant_json import loads_tolerant
 
 BLOCK = '{"mood_change": {"emotion": "happy", "intensity_delta": 10}, "affection_delta": 5}'
 FENCED = f"```json\n{BLOCK}\n```"

@@ -9,11 +9,11 @@ from urllib.parse import quote, quote_plus
 
 import httpx
 import pytest
-from tests.llm.provider_server import ProviderServer
 
 from companion_desktop.llm.base import AuthError, ChatMessage, ProviderConfig
 from companion_desktop.llm.errors import CallContext, error_for_transport, provider_detail, redact
 from companion_desktop.llm.registry import create_provider
+from tests.llm.provider_server import ProviderServer
 
 KEYS = ["sk-live\nSECRET-0123456789", "sk-tab\tSECRET-0123456789", "sk-esc\x1bSECRET-0123",
         "sk-quote\"SECRET'0123\\456", "sk-é-SECRET-ü-0123456789", "sk-plain-SECRET-0123456789"]

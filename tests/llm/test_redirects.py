@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from tests.llm.conftest import KEY, ROOTS
-from tests.llm.provider_server import JsonReply, ProviderServer, RawReply, StreamReply
-from tests.llm.wire_formats import openai_stream
 
 from companion_desktop.llm.base import ChatMessage, ConnectionFailedError, ProviderConfig
 from companion_desktop.llm.registry import create_provider, make_client
 from companion_desktop.llm.tts import OpenAISpeechBackend, TtsError
+from tests.llm.conftest import KEY, ROOTS
+from tests.llm.provider_server import JsonReply, ProviderServer, RawReply, StreamReply
+from tests.llm.wire_formats import openai_stream
 
 SECRET_WORDS = "my secret diary entry"
 CHAT_PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages",

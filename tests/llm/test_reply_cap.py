@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import time
 
-from tests.llm.provider_server import StreamReply
-from tests.llm.wire_formats import ScriptedCall, openai_stream, openai_tool_call_events
-
 from companion_desktop.llm.base import (
     MAX_REPLY_CHARS,
     ChatMessage,
@@ -15,6 +12,8 @@ from companion_desktop.llm.base import (
     ToolSpec,
     capped_reply,
 )
+from tests.llm.provider_server import StreamReply
+from tests.llm.wire_formats import ScriptedCall, openai_stream, openai_tool_call_events
 
 HELLO = [ChatMessage("user", "hello")]
 PIECE = "la " * 100  # 300 characters an event

@@ -10,10 +10,6 @@ import time
 
 import httpx
 import pytest
-from tests.llm.conftest import KEY
-from tests.llm.flood_reply import FloodReply
-from tests.llm.provider_server import ProviderServer, RawReply, StreamReply
-from tests.llm.test_tts import client, server, tone, wav_bytes  # noqa: F401 - fixtures
 
 from companion_desktop.llm.tts import (
     MAX_AUDIO_BYTES,
@@ -22,6 +18,10 @@ from companion_desktop.llm.tts import (
     OpenAISpeechBackend,
     TtsError,
 )
+from tests.llm.conftest import KEY
+from tests.llm.flood_reply import FloodReply
+from tests.llm.provider_server import ProviderServer, RawReply, StreamReply
+from tests.llm.test_tts import client, server, tone, wav_bytes  # noqa: F401 - fixtures
 
 MIB = 1024 * 1024
 

@@ -411,7 +411,10 @@ def test_gemini_schema_survives_hostile_input() -> None:
 
 def test_assembler_bounds_calls_names_and_argument_size() -> None:
     from companion_desktop.llm.tool_wire import (
-        MAX_ARGUMENT_CHARS, MAX_NAME_CHARS, MAX_TOOL_CALLS, ToolCallAssembler,
+        MAX_ARGUMENT_CHARS,
+        MAX_NAME_CHARS,
+        MAX_TOOL_CALLS,
+        ToolCallAssembler,
     )
 
     calls = ToolCallAssembler()

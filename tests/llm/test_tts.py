@@ -13,8 +13,6 @@ from array import array
 import httpx
 import numpy as np
 import pytest
-from tests.llm.conftest import KEY
-from tests.llm.provider_server import JsonReply, ProviderServer, RawReply, StreamReply
 
 from companion_desktop.llm.tts import (
     MAX_TEXT_CHARS,
@@ -29,6 +27,8 @@ from companion_desktop.llm.tts import (
     decode_wav,
 )
 from companion_desktop.storage.settings import VoiceSettings
+from tests.llm.conftest import KEY
+from tests.llm.provider_server import JsonReply, ProviderServer, RawReply, StreamReply
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
                                   reason="espeak-ng is not installed")

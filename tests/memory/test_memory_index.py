@@ -6,9 +6,9 @@ import time
 
 import numpy as np
 import pytest
-from tests.memory.vector_helpers import DIM, at_similarity, unit
 
 from companion_desktop.memory.index import FactIndex, Hit
+from tests.memory.vector_helpers import DIM, at_similarity, unit
 
 Q = unit(1.0)  # the query: the first basis vector
 

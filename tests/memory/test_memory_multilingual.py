@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from companion_desktop.engine.facts import DEDUP_COSINE
 from companion_desktop.memory import calibrate, e5
 from companion_desktop.memory.calibration import REFERENCE, TABLE, thresholds_for
 from companion_desktop.memory.choice import backend_loaders, load_preferred
 from companion_desktop.memory.embeddings import FALLBACK_MODEL, MULTILINGUAL_MODEL
 from companion_desktop.memory.retrieval import RELEVANT_MIN_SIMILARITY, TRIGGERED_MIN_SIMILARITY
-from companion_desktop.engine.facts import DEDUP_COSINE
 from tests.memory.multilingual import e5_embedder, needs_e5  # noqa: F401 - the fixture
 
 

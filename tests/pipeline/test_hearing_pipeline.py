@@ -39,7 +39,7 @@ def words(text: str) -> set[str]:
 @needs_voice
 @needs_espeak
 def test_an_utterance_still_open_at_the_end_of_the_recording_is_heard():
-    from companion_desktop.pipeline.hearing import hearing_options, heard_utterances
+    from companion_desktop.pipeline.hearing import heard_utterances, hearing_options
     from companion_desktop.voice.vad import SpeechDetector
 
     said = two_sentences(ASK, TRIP, tail_s=0.0)  # it stops as the last word ends
@@ -56,7 +56,7 @@ def test_an_utterance_still_open_at_the_end_of_the_recording_is_heard():
 
 @needs_voice
 def test_silence_and_noise_are_nothing_heard():
-    from companion_desktop.pipeline.hearing import hearing_options, heard_utterances
+    from companion_desktop.pipeline.hearing import heard_utterances, hearing_options
     from companion_desktop.voice.vad import SpeechDetector
 
     options = hearing_options(HearingSettings(sensitivity=1.0), "hands_free")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import threading
 import time
 
+from companion_desktop.engine.events import EVENTS_BY_ID
 from companion_desktop.llm.base import CancelToken, ProviderConfig
 from companion_desktop.llm.registry import create_provider
-from companion_desktop.engine.events import EVENTS_BY_ID
 from companion_desktop.pipeline.moments import MomentGenerator
 from tests.conftest import T0
 from tests.pipeline.test_runner import service  # noqa: F401 - the fixture

@@ -8,12 +8,18 @@ from datetime import timedelta
 import pytest
 
 from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
-from companion_desktop.llm.base import CancelledError, CancelToken, ChatMessage, ProviderConfig, ServerError
+from companion_desktop.llm.base import (
+    CancelledError,
+    CancelToken,
+    ChatMessage,
+    ProviderConfig,
+    ServerError,
+)
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.runner import TurnRunner
+from companion_desktop.storage import reminders as reminder_store
 from companion_desktop.storage import repository
 from companion_desktop.storage.db import Database
-from companion_desktop.storage import reminders as reminder_store
 from tests.conftest import T0
 
 BLOCK = (

@@ -11,7 +11,12 @@ from PIL import Image
 from companion_desktop.llm.base import ProviderConfig, ServerError
 from companion_desktop.llm.vision import VisionUnavailableError
 from companion_desktop.pipeline.images import prepare_image_bytes
-from companion_desktop.pipeline.runner import PHASE_SEEING, PHASE_THINKING, SHOW_ONLY_TEXT, TurnRunner
+from companion_desktop.pipeline.runner import (
+    PHASE_SEEING,
+    PHASE_THINKING,
+    SHOW_ONLY_TEXT,
+    TurnRunner,
+)
 from companion_desktop.storage import keepsakes, repository
 from companion_desktop.storage.models import TurnRow
 from companion_desktop.storage.settings import VoiceSettings, load_settings, save_settings

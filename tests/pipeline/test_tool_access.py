@@ -11,8 +11,8 @@ import pytest
 
 from companion_desktop.llm.mcp_client import McpHub
 from companion_desktop.pipeline.tool_access import ToolAccess
-from companion_desktop.storage.db import Database
 from companion_desktop.pipeline.tools import tool_fingerprint
+from companion_desktop.storage.db import Database
 from companion_desktop.storage.settings import (
     McpServerEntry,
     McpSettings,

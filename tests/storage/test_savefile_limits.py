@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 
 from companion_desktop.storage.db import Database
-from companion_desktop.storage.savefile import SaveFileError, build_save, import_save, read_save_file
+from companion_desktop.storage.savefile import (
+    SaveFileError,
+    build_save,
+    import_save,
+    read_save_file,
+)
 from companion_desktop.storage.savefile_fields import CAPS
 from companion_desktop.storage.savefile_schema import MAX_DEPTH
 

@@ -25,8 +25,8 @@ from companion_desktop.ui.dnd import (
     watch_tray,
 )
 from companion_desktop.ui.reminder_poller import ReminderPoller
-from companion_desktop.ui.settings.llm_page import SettingsProblem
 from companion_desktop.ui.settings.desktop.proactive_section import ProactiveSection
+from companion_desktop.ui.settings.llm_page import SettingsProblem
 from tests.conftest import T0
 from tests.ui.scripted_provider import Script, reply_with_block
 

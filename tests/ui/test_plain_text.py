@@ -101,9 +101,9 @@ def test_chat_window_title_and_status_lines(bare_chat, markup):
 
 
 def test_settings_status_lines_with_server_errors(qtbot, service, markup):
+    from companion_desktop.storage.settings import McpServerEntry
     from companion_desktop.ui.settings.tools.editor import Draft
     from companion_desktop.ui.settings.tools.page import McpPage
-    from companion_desktop.storage.settings import McpServerEntry
 
     page = McpPage(service)
     qtbot.addWidget(page)

@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QFontMetrics
 
 from companion_desktop.storage.settings import McpServerEntry
-from companion_desktop.ui.settings.tools.editor import Draft, ServerEditor
 from companion_desktop.ui.chat.transcript import Notice
+from companion_desktop.ui.settings.tools.editor import Draft, ServerEditor
 
 pytestmark = pytest.mark.qt
 

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from companion_desktop.cli.bench.voice import LocalServer
-from tests.llm.flood_reply import FloodReply
-from tests.llm.provider_server import JsonReply, ProviderServer, StreamReply
 from companion_desktop.llm.transcription import RemoteTranscriber
 from companion_desktop.voice.stt import SttError
+from tests.llm.flood_reply import FloodReply
+from tests.llm.provider_server import JsonReply, ProviderServer, StreamReply
 
 KEY = "sk-stt-SECRET-0123456789abcdef"
 

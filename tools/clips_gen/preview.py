@@ -155,7 +155,7 @@ def main(argv=None) -> int:
     parser.add_argument("ids", nargs="*")
     parser.add_argument("--frames", type=int, default=8)
     parser.add_argument("--vrma", action="store_true", help="play the written files")
-    parser.add_argument("--files", type=Path, 
+    parser.add_argument("--files", type=Path,
                         default=ROOT / "resources" / "animations")
     parser.add_argument("--suffix", default="")
     args = parser.parse_args(argv)

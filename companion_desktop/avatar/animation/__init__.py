@@ -6,10 +6,10 @@ normalized humanoid space of ``avatar.vrm.pose`` (see ``clip``), so one clip fit
 
 from .channels import ClipLoadError
 from .clip import Clip, ClipPose, Track
+from .driver import AnimationDriver
 from .gltf_clip import NodeAnimation, load_gltf_animations, sample_node_animation
 from .idle_cycle import IdleCycle, IdleState
 from .library import AnimationLibrary, LibraryEntry
-from .driver import AnimationDriver
 from .mixer import Mixer
 from .pose_apply import apply_clip_pose
 from .sampling import sample_clip, sample_track

@@ -18,10 +18,10 @@ import random
 from collections.abc import Callable
 
 from companion_desktop.avatar.animation.clip import Clip
+from companion_desktop.avatar.animation.driver import AnimationDriver
 from companion_desktop.avatar.animation.facing import Facing
 from companion_desktop.avatar.animation.idle_cycle import IdleCycle, IdleState
 from companion_desktop.avatar.animation.library import AnimationLibrary
-from companion_desktop.avatar.animation.driver import AnimationDriver
 from companion_desktop.avatar.animation.mixer import Mixer
 from companion_desktop.avatar.vrm.pose import Pose
 from companion_desktop.engine.action_gate import ActionGate, GateDecision

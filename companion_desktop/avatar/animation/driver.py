@@ -55,7 +55,7 @@ class AnimationDriver:
     def bind(self, runtime: object) -> None:
         """Send emote expressions to ``runtime.set_emote`` and clip gaze to
         ``runtime.look.set_clip_gaze`` (when the runtime has a look-at)."""
-        self.set_emote = getattr(runtime, "set_emote")
+        self.set_emote = runtime.set_emote
         self.set_gaze = getattr(getattr(runtime, "look", None), "set_clip_gaze", None)
 
     def _prepare(self, pose: Pose) -> None:

@@ -27,8 +27,8 @@ from .context import require_gl33
 from .glcalls import GLCalls
 from .gpu import GpuModel, GpuPrimitive
 from .material_table import MaterialTable
-from .skinning import SkinningPass
 from .materials import SLOTS, SRGB_SLOTS, MaterialParams
+from .skinning import SkinningPass
 from .target import RenderTarget, clear_framebuffer, read_framebuffer, unpremultiply
 from .uniforms import UniformBuffers, pack_frame
 from .variants import JOINT_UNIT, MORPH_UNIT, ProgramCache, variant_key

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import vrm0, vrm1
 from .errors import AvatarLoadError
 from .fields import as_dict, as_list
 from .gltf import read_document
@@ -23,7 +24,6 @@ from .meshes import normalize_influences, read_meshes
 from .model import REQUIRED_BONES, VrmModel
 from .nodes import read_nodes, read_skins
 from .textures import read_textures
-from . import vrm0, vrm1
 
 __all__ = ["AvatarLoadError", "Limits", "load_model"]
 

@@ -29,8 +29,15 @@ import numpy as np
 from .fields import as_bool, as_dict, as_float, as_list, as_str, as_xyz, index_or_none
 from .load_context import LoadContext
 from .model import (
-    HUMANOID_BONES, Expression, LookAt, MaterialColorBind, Meta, MorphBind, RangeMap,
-    TextureTransformBind, VrmModel,
+    HUMANOID_BONES,
+    Expression,
+    LookAt,
+    MaterialColorBind,
+    Meta,
+    MorphBind,
+    RangeMap,
+    TextureTransformBind,
+    VrmModel,
 )  # fmt: skip
 from .vrm0_mtoon import apply_material_properties, srgb_to_linear
 from .vrm0_springs import read_secondary_animation

@@ -16,8 +16,16 @@ from .constraints import AIM_AXES, KINDS, ROLL_AXES, NodeConstraint, order_const
 from .fields import as_bool, as_dict, as_float, as_list, as_pair, as_str, as_vec, get, index_or_none
 from .load_context import LoadContext
 from .model import (
-    HUMANOID_BONES, PRESET_EXPRESSIONS, Expression, LookAt, MaterialColorBind, Meta, MorphBind,
-    RangeMap, TextureTransformBind, VrmModel,
+    HUMANOID_BONES,
+    PRESET_EXPRESSIONS,
+    Expression,
+    LookAt,
+    MaterialColorBind,
+    Meta,
+    MorphBind,
+    RangeMap,
+    TextureTransformBind,
+    VrmModel,
 )  # fmt: skip
 from .vrm1_springs import read_spring_bone
 

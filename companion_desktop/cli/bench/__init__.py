@@ -34,9 +34,8 @@ def run_bench(turns: int = 200, only: list[str] | None = None, peer_install: boo
 
             bench_turns(turns)
         elif section == "memory":
-            from companion_desktop.cli.bench.recall import bench_memory
-
             from companion_desktop.cli.bench.memory import run_memory_quality
+            from companion_desktop.cli.bench.recall import bench_memory
 
             print("memory:")
             bench_memory()

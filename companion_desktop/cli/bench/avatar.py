@@ -12,9 +12,8 @@ from companion_desktop.cli.bench.stats import percentile
 
 
 def _avatar_models() -> list[tuple[str, Path]]:
-    from companion_desktop.resources import default_avatar_path
-
     from companion_desktop.cli.bench.peer import shared_dir
+    from companion_desktop.resources import default_avatar_path
 
     models = [("Hana (default)", default_avatar_path())]
     godette = shared_dir() / "assets" / "vrm0" / "Godette_vrm_v4.vrm"
@@ -72,10 +71,9 @@ def bench_avatar_frame(path: Path, frames: int = 20, report: Callable[[str], Non
 
 def bench_animation(path: Path, frames: int = 600, report: Callable[[str], None] = print) -> None:
     """Per-frame cost of sampling one clip plus the mixer, written into the pose."""
-    import random
 
-    from companion_desktop.avatar.animation.library import AnimationLibrary
     from companion_desktop.avatar.animation.driver import AnimationDriver
+    from companion_desktop.avatar.animation.library import AnimationLibrary
     from companion_desktop.avatar.vrm.loader import load_model
     from companion_desktop.avatar.vrm.pose import Pose
 

@@ -40,7 +40,11 @@ def bench_memory(report: Callable[[str], None] = print) -> None:
                    f"p95 {percentile(times, 95):.2f} ms (aim: 100,000 in < 10 ms)")
     try:
         from companion_desktop.memory.backfill import backfill
-        from companion_desktop.memory.embeddings import EmbedderUnavailable, load_embedder, resolve_model
+        from companion_desktop.memory.embeddings import (
+            EmbedderUnavailable,
+            load_embedder,
+            resolve_model,
+        )
 
         t0 = time.perf_counter()
         embedder = load_embedder(resolve_model())

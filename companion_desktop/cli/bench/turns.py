@@ -14,7 +14,6 @@ from typing import Any
 from companion_desktop.cli.bench.stats import percentile
 from companion_desktop.llm.base import CancelToken, ChatMessage, ProviderConfig
 
-
 REPLY = (
     "That sounds lovely! Tell me more about it?\n"
     '```json\n{"mood_change": {"emotion": "happy", "intensity_delta": 5}, "affection_delta": 3, '

@@ -20,8 +20,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QPlainTextEdit
 
-from companion_desktop.ui.style import fixed_font
 from companion_desktop.ui.chat.notice import Notice
+from companion_desktop.ui.style import fixed_font
 
 #: Characters of a tool or server name in the question line (the box below has all).
 NAME_SHOWN = 80

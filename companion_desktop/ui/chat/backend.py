@@ -12,9 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion_desktop.llm.base import LlmError, ProviderConfig
 from companion_desktop.pipeline.companion import CompanionService

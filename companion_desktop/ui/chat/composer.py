@@ -15,13 +15,13 @@ from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from companion_desktop.ui.voice import ListenLine, MicButton
 from companion_desktop.ui.photos import (
     PhotoChip,
     image_from_mime,
     mime_has_image,
     paperclip_icon,
 )
+from companion_desktop.ui.voice import ListenLine, MicButton
 
 COMPOSER_STYLE = """
 #clipButton { background: #ffffff; border: 1px solid #e3d3ee; border-radius: 17px; padding: 0; }

@@ -18,14 +18,13 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject
 
 from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
-from companion_desktop.ui.photos import DropHint
-from companion_desktop.ui.photos import DropTarget, PhotoStage, Source, choose_image_file
 from companion_desktop.ui.chat.transcript import Notice
+from companion_desktop.ui.photos import DropHint, DropTarget, PhotoStage, Source, choose_image_file
 
 if TYPE_CHECKING:
     from companion_desktop.pipeline.images import PreparedImage
-    from companion_desktop.ui.photos import PhotoboardWindow
     from companion_desktop.ui.chat.surface import PhotoSurface
+    from companion_desktop.ui.photos import PhotoboardWindow
 
 BUSY_TEXT = "She's still answering. The photo is ready in the chat; send it when she's done."
 NO_MODEL_TEXT = "No language model is set up yet."

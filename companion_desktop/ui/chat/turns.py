@@ -23,8 +23,8 @@ from companion_desktop.pipeline.companion import STAGE_NAMES
 from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
 from companion_desktop.storage import repository
 from companion_desktop.storage.errors import StorageError
-from companion_desktop.ui.photos import kept_thumbnails
 from companion_desktop.ui.chat.transcript import Bubble, Notice
+from companion_desktop.ui.photos import kept_thumbnails
 from companion_desktop.ui.shimmer import PHASE_TEXT, phase_text
 
 if TYPE_CHECKING:

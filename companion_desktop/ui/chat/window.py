@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -30,23 +31,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from typing import TYPE_CHECKING
-
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.chat.backend import ChatBackend
 from companion_desktop.ui.chat.composer import Composer
 from companion_desktop.ui.chat.photos import NO_MODEL_TEXT, ChatPhotos
-from companion_desktop.ui.chat.tools import ToolActivity
-from companion_desktop.ui.chat.turns import HISTORY_TURNS, PHASE_TEXT, ChatTurns  # noqa: F401
-from companion_desktop.ui.plain import plain_label
-from companion_desktop.ui.photos import Source
 from companion_desktop.ui.chat.state_panel import StatePanel
-from companion_desktop.ui.style import STYLE_SHEET
+from companion_desktop.ui.chat.tools import ToolActivity
 from companion_desktop.ui.chat.transcript import Notice, Transcript
-from companion_desktop.ui.voice import Hearing
-from companion_desktop.ui.voice import ChatHearing
+from companion_desktop.ui.chat.turns import HISTORY_TURNS, PHASE_TEXT, ChatTurns  # noqa: F401
+from companion_desktop.ui.photos import Source
+from companion_desktop.ui.plain import plain_label
+from companion_desktop.ui.style import STYLE_SHEET
+from companion_desktop.ui.voice import ChatHearing, Hearing
 
 if TYPE_CHECKING:
     from companion_desktop.ui.photos import PhotoboardWindow

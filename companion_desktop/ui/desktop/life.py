@@ -22,9 +22,9 @@ from companion_desktop.storage.settings import (
     WalkingSettings,
     load_settings,
 )
-from companion_desktop.ui.desktop.x11 import DesktopX11
 from companion_desktop.ui.desktop.out_of_way import FullscreenGuard
 from companion_desktop.ui.desktop.placement import Placement
+from companion_desktop.ui.desktop.x11 import DesktopX11
 
 
 class DesktopLife(QObject):

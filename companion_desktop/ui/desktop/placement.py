@@ -22,7 +22,6 @@ from PySide6.QtCore import QObject, QRect, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
-from companion_desktop.ui.desktop.x11 import DesktopX11
 from companion_desktop.ui.avatar.overlay_geometry import bring_back
 from companion_desktop.ui.desktop.surfaces import (
     BOUNCE_S,
@@ -37,6 +36,7 @@ from companion_desktop.ui.desktop.surfaces import (
     surface_below,
     window_box,
 )
+from companion_desktop.ui.desktop.x11 import DesktopX11
 
 FRAME_MS = 16  # the fall's frame time (only while falling or bouncing)
 HEADROOM = 0.5  # this share of her height must fit above a window top she stands on

@@ -21,6 +21,7 @@ from PySide6.QtGui import QAction, QIcon, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.pipeline.reminders import ReminderService
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import (
     AvatarSettings,
@@ -30,7 +31,6 @@ from companion_desktop.storage.settings import (
     save_settings,
 )
 from companion_desktop.ui.avatar.host import AvatarHost
-from companion_desktop.pipeline.reminders import ReminderService
 from companion_desktop.ui.desktop.hotkeys import GlobalHotkeys
 from companion_desktop.ui.overlay import OverlayWindow
 from companion_desktop.ui.reminder_poller import ReminderPoller

@@ -17,9 +17,9 @@ from PySide6.QtCore import QObject
 
 from companion_desktop.engine.proactive import ActiveWindowSource
 from companion_desktop.pipeline.proactive import SpeakFirst, window_context
-from companion_desktop.ui.dnd import DndState, add_dnd_action, dnd_button, quiet, watch_tray
 from companion_desktop.ui.desktop.idle import IdleTime
 from companion_desktop.ui.desktop.speak_first import SpeakFirstDriver
+from companion_desktop.ui.dnd import DndState, add_dnd_action, dnd_button, quiet, watch_tray
 
 #: The chat line above a moment she started herself.
 SPOKE_FIRST_NOTICE = "💬 She spoke first"

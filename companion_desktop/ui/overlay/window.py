@@ -22,10 +22,14 @@ from PySide6.QtGui import QAction, QBitmap, QGuiApplication, QImage, QRegion
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from companion_desktop.ui.avatar.host import AvatarHost
+from companion_desktop.ui.avatar.overlay_geometry import (
+    arrangement_key,
+    bring_back,
+    default_position,
+)
 from companion_desktop.ui.avatar.view import AvatarView
-from companion_desktop.ui.avatar.overlay_geometry import arrangement_key, bring_back, default_position
-from companion_desktop.ui.photos import DropTarget, Source, as_path_or_bytes
 from companion_desktop.ui.overlay.bubble import CompactInput, SpeechBubble
+from companion_desktop.ui.photos import DropTarget, Source, as_path_or_bytes
 from companion_desktop.ui.voice import MicButton
 
 BASE_SIZE = QSize(340, 640)

@@ -10,8 +10,19 @@ from typing import TYPE_CHECKING
 from companion_desktop.ui.door import door
 
 if TYPE_CHECKING:
-    from .photoboard import kept_thumbnails, PhotoboardWindow
-    from .shown_image import as_path_or_bytes, choose_image_file, DropTarget, image_from_mime, mime_has_image, paperclip_icon, PhotoChip, PhotoStage, Source
+    from .photoboard import PhotoboardWindow
+    from .shown_image import (
+        DropTarget,
+        PhotoChip,
+        PhotoStage,
+        Source,
+        as_path_or_bytes,
+        choose_image_file,
+        image_from_mime,
+        mime_has_image,
+        paperclip_icon,
+    )
+    from .viewer import kept_thumbnails
     from .widgets import DropHint, rounded_pixmap
 
 __all__ = ['as_path_or_bytes', 'choose_image_file', 'DropHint', 'DropTarget', 'image_from_mime', 'kept_thumbnails', 'mime_has_image', 'paperclip_icon', 'PhotoboardWindow', 'PhotoChip', 'PhotoStage', 'rounded_pixmap', 'Source']
@@ -21,7 +32,7 @@ __getattr__, __dir__ = door(__name__, {
     "DropHint": "widgets",
     "DropTarget": "shown_image",
     "image_from_mime": "shown_image",
-    "kept_thumbnails": "photoboard",
+    "kept_thumbnails": "viewer",
     "mime_has_image": "shown_image",
     "paperclip_icon": "shown_image",
     "PhotoboardWindow": "photoboard",

@@ -32,11 +32,8 @@ from PySide6.QtWidgets import (
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.keepsakes import Keepsake, delete_keepsake, list_keepsakes
 from companion_desktop.ui.photos.note_dialog import NoteDialog, store_note
-from companion_desktop.ui.photos.viewer import (  # re-exported: these lived here
-    NOTE_MAX,
+from companion_desktop.ui.photos.viewer import (
     PhotoViewer,
-    kept_thumbnails,
-    note_text,
     read_bytes,
     show_note_on,
     when_text,

@@ -120,7 +120,11 @@ def as_path_or_bytes(source: Source) -> str | bytes:
 
 def prepare_source(source: Source, name: str) -> PreparedImage:
     """Check and convert a photo for sending; ImageRefused says why it cannot be shown."""
-    from companion_desktop.pipeline.images import ImageRefused, prepare_image_bytes, prepare_image_file
+    from companion_desktop.pipeline.images import (
+        ImageRefused,
+        prepare_image_bytes,
+        prepare_image_file,
+    )
 
     if isinstance(source, QImage):
         data = png_bytes(source) if not source.isNull() else b""

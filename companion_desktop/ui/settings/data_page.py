@@ -34,8 +34,8 @@ from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.savefile import ExportSummary, ImportSummary, SaveFile, SaveFileError
 from companion_desktop.storage.savefile_text import describe_counts, export_text, import_text
 from companion_desktop.ui.background import run_in_background
-from companion_desktop.ui.settings.data_backups import BackupsSection
 from companion_desktop.ui.plain import plain
+from companion_desktop.ui.settings.data_backups import BackupsSection
 from companion_desktop.ui.settings.llm_page import status
 
 FILE_FILTER = "Save files (*.json);;All files (*)"

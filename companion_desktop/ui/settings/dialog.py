@@ -27,8 +27,8 @@ from companion_desktop.ui.settings.data_page import DataPage
 from companion_desktop.ui.settings.desktop.page import DesktopPage
 from companion_desktop.ui.settings.display_page import DisplayPage
 from companion_desktop.ui.settings.llm_page import LlmPage, SettingsProblem
-from companion_desktop.ui.settings.tools.page import McpPage
 from companion_desktop.ui.settings.memory.page import MemoryPage
+from companion_desktop.ui.settings.tools.page import McpPage
 from companion_desktop.ui.settings.voice.page import VoicePage
 from companion_desktop.ui.style import STYLE_SHEET
 

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from .avatar_link import VoiceLink
     from .hearing import Hearing
     from .hearing_desktop import DesktopHearing
-    from .hearing_view import ChatHearing, key_of, ListenLine, MicButton
-    from .mic import device_key, microphones, MicSource, NO_MICROPHONE
+    from .hearing_view import ChatHearing, ListenLine, MicButton, key_of
+    from .mic import NO_MICROPHONE, MicSource, device_key, microphones
     from .output import BoundVoice, VoiceOut
 
 __all__ = ['BoundVoice', 'ChatHearing', 'DesktopHearing', 'device_key', 'Hearing', 'key_of', 'ListenLine', 'MicButton', 'microphones', 'MicSource', 'NO_MICROPHONE', 'VoiceLink', 'VoiceOut']

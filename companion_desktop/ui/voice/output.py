@@ -31,8 +31,8 @@ from PySide6.QtMultimedia import QAudioSink, QMediaDevices, QtAudio
 from companion_desktop.avatar.lipsync import MouthTrack, mouth_track
 from companion_desktop.engine.speech import SpokenPart
 from companion_desktop.llm.tts import SpeechAudio, TtsError, Voice, VoiceOptions, create_tts
-from companion_desktop.ui.voice.audio_out import fit_to_device
 from companion_desktop.ui.background import run_in_background
+from companion_desktop.ui.voice.audio_out import fit_to_device
 
 log = logging.getLogger(__name__)
 

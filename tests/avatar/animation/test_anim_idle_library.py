@@ -6,7 +6,6 @@ import json
 import random
 
 import pytest
-from tests.avatar.animation.vrma_files import simple_vrma
 
 from companion_desktop.avatar.animation import (
     AnimationLibrary,
@@ -15,6 +14,7 @@ from companion_desktop.avatar.animation import (
     IdleCycle,
     IdleState,
 )
+from tests.avatar.animation.vrma_files import simple_vrma
 
 BUILTINS = ["idle_a", "idle_b", "idle_c", "idle_d", "idle_e"]
 BUSY = [IdleState(talking=True), IdleState(thinking=True), IdleState(emoting=True),

@@ -7,7 +7,6 @@ import random
 
 import numpy as np
 import pytest
-from tests.avatar.loader.gltf_builder import minimal_avatar
 
 from companion_desktop.avatar.animation import AnimationDriver, Clip, Mixer, Track
 from companion_desktop.avatar.animation.pose_apply import relaxed_rotations
@@ -15,6 +14,7 @@ from companion_desktop.avatar.vrm import quat
 from companion_desktop.avatar.vrm.loader import load_model
 from companion_desktop.avatar.vrm.pose import Pose
 from companion_desktop.avatar.vrm.runtime import AvatarRuntime
+from tests.avatar.loader.gltf_builder import minimal_avatar
 
 Z = np.array([0.0, 0.0, 1.0])
 X = np.array([1.0, 0.0, 0.0])

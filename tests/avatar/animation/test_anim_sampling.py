@@ -6,8 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from tests.avatar.animation.conftest import GLTF_DIR, shared
-from tests.avatar.loader.gltf_builder import GltfBuilder
 
 from companion_desktop.avatar.animation import (
     Clip,
@@ -19,6 +17,8 @@ from companion_desktop.avatar.animation import (
 )
 from companion_desktop.avatar.animation.sampling import clip_time, sampler_for
 from companion_desktop.avatar.vrm import quat
+from tests.avatar.animation.conftest import GLTF_DIR, shared
+from tests.avatar.loader.gltf_builder import GltfBuilder
 
 Z = np.array([0.0, 0.0, 1.0])
 

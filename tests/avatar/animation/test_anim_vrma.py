@@ -6,9 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from tests.avatar.animation.conftest import GODETTE, HANA, shared
-from tests.avatar.animation.vrma_files import VrmaBuilder, world_positions
-from tests.avatar.loader.gltf_builder import minimal_avatar
 
 from companion_desktop.avatar.animation import (
     apply_clip_pose,
@@ -19,6 +16,9 @@ from companion_desktop.avatar.animation import (
 from companion_desktop.avatar.vrm import quat
 from companion_desktop.avatar.vrm.loader import load_model
 from companion_desktop.avatar.vrm.pose import Pose, normalized_world_rotation
+from tests.avatar.animation.conftest import GODETTE, HANA, shared
+from tests.avatar.animation.vrma_files import VrmaBuilder, world_positions
+from tests.avatar.loader.gltf_builder import minimal_avatar
 
 #: file -> (humanoid bones animated, duration s, expressions).
 INVENTORY = {

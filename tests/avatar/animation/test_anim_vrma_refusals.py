@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.avatar.animation.conftest import VRMA_DIR
-from tests.avatar.animation.vrma_files import VrmaBuilder, simple_vrma
-from tests.avatar.loader.gltf_builder import make_glb, split_glb
 
 from companion_desktop.avatar.animation import ClipLoadError, load_vrma
 from companion_desktop.avatar.vrm import quat
+from tests.avatar.animation.conftest import VRMA_DIR
+from tests.avatar.animation.vrma_files import VrmaBuilder, simple_vrma
+from tests.avatar.loader.gltf_builder import make_glb, split_glb
 
 Q0, Q1 = quat.identity().tolist(), quat.from_axis_angle(np.array([0, 0, 1.0]), 1.0).tolist()
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from companion_desktop.avatar.animation.clip import Clip, Track
-from companion_desktop.avatar.animation.look_track import Gaze, gaze_angles, mix_gaze
 from companion_desktop.avatar.animation.driver import AnimationDriver
+from companion_desktop.avatar.animation.look_track import Gaze, gaze_angles, mix_gaze
 from companion_desktop.avatar.animation.vrma import load_vrma
 from companion_desktop.avatar.vrm import quat
 from companion_desktop.avatar.vrm.loader import load_model

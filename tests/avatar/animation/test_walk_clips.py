@@ -10,8 +10,8 @@ import itertools
 import numpy as np
 import pytest
 
-from companion_desktop.avatar.animation.pose_apply import apply_clip_pose
 from companion_desktop.avatar.animation.library import AnimationLibrary
+from companion_desktop.avatar.animation.pose_apply import apply_clip_pose
 from companion_desktop.avatar.animation.sampling import sample_clip
 from companion_desktop.avatar.animation.walk_plan import (
     SIT_SEAT_HEIGHTS,

@@ -19,7 +19,12 @@ from hypothesis import strategies as st
 
 from companion_desktop.avatar.vrm.loader import AvatarLoadError, load_model
 from tests.avatar.loader.gltf_builder import (
-    SKELETON, GltfBuilder, make_glb, minimal_avatar, png_bytes, vrm0_extension,
+    SKELETON,
+    GltfBuilder,
+    make_glb,
+    minimal_avatar,
+    png_bytes,
+    vrm0_extension,
 )  # fmt: skip
 
 FUZZ = settings(max_examples=250, deadline=None, derandomize=True,

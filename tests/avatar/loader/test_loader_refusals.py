@@ -15,7 +15,10 @@ import pytest
 from companion_desktop.avatar.vrm.limits import Limits
 from companion_desktop.avatar.vrm.loader import AvatarLoadError, load_model
 from tests.avatar.loader.gltf_builder import (
-    QUAD_POSITIONS, GltfBuilder, make_glb, minimal_avatar,
+    QUAD_POSITIONS,
+    GltfBuilder,
+    make_glb,
+    minimal_avatar,
 )  # fmt: skip
 
 PEAK_BYTES = 64 * 1024 * 1024
@@ -205,7 +208,8 @@ def test_a_small_file_with_a_huge_object_count_is_refused_fast(tmp_path):
     import json as _json
     import time as _time
 
-    from companion_desktop.avatar.vrm.loader import AvatarLoadError as _Error, load_model as _load
+    from companion_desktop.avatar.vrm.loader import AvatarLoadError as _Error
+    from companion_desktop.avatar.vrm.loader import load_model as _load
 
     doc = {"asset": {"version": "2.0"}, "nodes": [{} for _ in range(10)],
            "animations": [{"channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}] * 40000,

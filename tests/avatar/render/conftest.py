@@ -16,6 +16,7 @@ if sys.platform.startswith("linux") and "OpenGL" not in sys.modules:
 
 import pytest  # noqa: E402
 
+
 @pytest.fixture(scope="session")
 def gl_context():
     """An OpenGL 3.3 core context for the whole session (made current on demand)."""

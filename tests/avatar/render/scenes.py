@@ -10,7 +10,16 @@ import numpy as np
 
 from companion_desktop.avatar.vrm.frame import Frame, joint_matrices, rest_locals, world_matrices
 from companion_desktop.avatar.vrm.model import (
-    Material, Mesh, MorphTarget, MToon, Node, Primitive, Sampler, Skin, Texture, TextureRef,
+    Material,
+    Mesh,
+    MorphTarget,
+    MToon,
+    Node,
+    Primitive,
+    Sampler,
+    Skin,
+    Texture,
+    TextureRef,
     VrmModel,
 )  # fmt: skip
 

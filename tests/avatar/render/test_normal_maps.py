@@ -13,7 +13,15 @@ from companion_desktop.avatar.render.camera import Camera, frame_camera
 from companion_desktop.avatar.render.renderer import Lighting, Renderer
 from companion_desktop.avatar.vrm.frame import rest_frame
 from companion_desktop.avatar.vrm.model import (
-    Material, Mesh, MToon, Node, Sampler, Skin, Texture, TextureRef, VrmModel,
+    Material,
+    Mesh,
+    MToon,
+    Node,
+    Sampler,
+    Skin,
+    Texture,
+    TextureRef,
+    VrmModel,
 )  # fmt: skip
 from tests.avatar.render import scenes
 from tests.conftest import SHARED_ASSETS

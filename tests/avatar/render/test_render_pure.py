@@ -10,11 +10,15 @@ import pytest
 from companion_desktop.avatar.render.bounds import all_posed_positions, bounding_box
 from companion_desktop.avatar.render.camera import Camera, fit_box, frame_camera
 from companion_desktop.avatar.render.materials import (
-    SLOTS, SHADING_LIT, SHADING_MTOON, SHADING_UNLIT, material_params, uv_matrix,
+    SHADING_LIT,
+    SHADING_MTOON,
+    SHADING_UNLIT,
+    SLOTS,
+    material_params,
+    uv_matrix,
 )  # fmt: skip
 from companion_desktop.avatar.vrm.frame import rest_frame
 from companion_desktop.avatar.vrm.model import Material, TextureRef
-
 from tests.avatar.render import scenes
 
 

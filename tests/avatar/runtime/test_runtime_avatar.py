@@ -8,11 +8,11 @@ import time
 
 import numpy as np
 import pytest
-from tests.avatar.runtime.runtime_models import humanoid
 
 from companion_desktop.avatar.vrm import quat
 from companion_desktop.avatar.vrm.model import Expression
 from companion_desktop.avatar.vrm.runtime import STAGES, AvatarRuntime
+from tests.avatar.runtime.runtime_models import humanoid
 
 FRAME = 1 / 60
 FACE_TARGETS = ["smile", "frown", "calm", "wide", "blink", "mouth_a", "look_l", "look_r"]

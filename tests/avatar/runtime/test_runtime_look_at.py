@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from tests.avatar.runtime.runtime_models import humanoid
 
 from companion_desktop.avatar.vrm import quat
 from companion_desktop.avatar.vrm.expressions import ExpressionManager
@@ -19,6 +18,7 @@ from companion_desktop.avatar.vrm.look_at import (
 )
 from companion_desktop.avatar.vrm.model import LookAt, RangeMap
 from companion_desktop.avatar.vrm.pose import Pose
+from tests.avatar.runtime.runtime_models import humanoid
 
 LOOK = LookAt(
     horizontal_inner=RangeMap(30.0, 8.0),

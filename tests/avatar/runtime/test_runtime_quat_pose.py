@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from tests.avatar.runtime.runtime_models import humanoid
 
 from companion_desktop.avatar.vrm import quat
 from companion_desktop.avatar.vrm.frame import (
@@ -16,6 +15,7 @@ from companion_desktop.avatar.vrm.frame import (
     world_matrices,
 )
 from companion_desktop.avatar.vrm.pose import Pose
+from tests.avatar.runtime.runtime_models import humanoid
 
 RNG = np.random.default_rng(3)
 Z = np.array([0.0, 0.0, 1.0])

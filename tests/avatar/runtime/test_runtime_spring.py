@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from tests.avatar.runtime.runtime_models import humanoid
 
 from companion_desktop.avatar.vrm.model import (
     Collider,
@@ -18,6 +17,7 @@ from companion_desktop.avatar.vrm.model import (
 )
 from companion_desktop.avatar.vrm.pose import Pose
 from companion_desktop.avatar.vrm.spring import MAX_DT_S, STEP_S, SpringSimulator, collide
+from tests.avatar.runtime.runtime_models import humanoid
 
 SEGMENT = 0.1
 

@@ -12,8 +12,6 @@ import math
 from pathlib import Path
 
 import numpy as np
-from tests.avatar.runtime.conftest import load_shared
-from tests.avatar.runtime.runtime_models import GODETTE, humanoid
 
 from companion_desktop.avatar.vrm import quat
 from companion_desktop.avatar.vrm.loader import load_model
@@ -26,6 +24,8 @@ from companion_desktop.avatar.vrm.spring_collide import (
     restore_length,
 )
 from companion_desktop.avatar.vrm.spring_setup import VIRTUAL_TAIL_M
+from tests.avatar.runtime.conftest import load_shared
+from tests.avatar.runtime.runtime_models import GODETTE, humanoid
 
 HANA = Path(__file__).resolve().parents[3] / "resources" / "avatar" / "hana.vrm"
 TOLERANCE_M = 1e-4

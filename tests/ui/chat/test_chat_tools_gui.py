@@ -13,13 +13,18 @@ import pytest
 from PySide6.QtCore import Qt
 
 from companion_desktop.pipeline.tool_access import ToolAccess
-from companion_desktop.storage.settings import McpServerEntry, McpSettings, load_settings, save_settings
+from companion_desktop.storage.settings import (
+    McpServerEntry,
+    McpSettings,
+    load_settings,
+    save_settings,
+)
 from tests.conftest import T0
 from tests.llm.provider_server import StreamReply
 from tests.llm.wire_formats import openai_tool_call_events
 from tests.ui.conftest import use_server
-from tests.ui.scripted_provider import Script, reply_with_block
 from tests.ui.overlay.test_overlay import desktop  # noqa: F401 - fixture
+from tests.ui.scripted_provider import Script, reply_with_block
 
 DEMO = Path(__file__).resolve().parents[2] / "mcp_servers" / "demo_server.py"
 

@@ -20,8 +20,8 @@ from companion_desktop.llm.base import CancelToken
 from companion_desktop.pipeline.runner import SHOW_ONLY_TEXT
 from companion_desktop.pipeline.worker import ApprovalTicket
 from companion_desktop.storage import keepsakes, repository
-from companion_desktop.ui.settings import SettingsDialog
 from companion_desktop.ui.chat.transcript import PHOTO_CAPTION
+from companion_desktop.ui.settings import SettingsDialog
 from tests.conftest import T0
 from tests.ui.conftest import make_window, use_server
 from tests.ui.scripted_provider import Script, reply_with_block

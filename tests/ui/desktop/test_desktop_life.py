@@ -18,8 +18,8 @@ from companion_desktop.storage.settings import (
     load_settings,
     save_settings,
 )
-from tests.ui.overlay.test_overlay import desktop  # noqa: F401 - the app's overlay and chat, wired
 from tests.ui.desktop.x11_desktop import XWindow, start_window_manager
+from tests.ui.overlay.test_overlay import desktop  # noqa: F401 - the app's overlay and chat, wired
 
 pytestmark = [pytest.mark.qt, pytest.mark.slow, pytest.mark.gl]
 

@@ -18,9 +18,9 @@ from companion_desktop.storage.settings import (
 )
 from companion_desktop.ui.desktop.talk import SPOKE_FIRST_NOTICE, attach_talk
 from tests.conftest import T0
-from tests.ui.scripted_provider import Script, reply_with_block
 from tests.ui.desktop.test_hotkeys import neutral_focus, press  # noqa: F401 - fixture
 from tests.ui.overlay.test_overlay import desktop  # noqa: F401 - fixture
+from tests.ui.scripted_provider import Script, reply_with_block
 
 pytestmark = [
     pytest.mark.gl,

@@ -34,8 +34,8 @@ def her(qtbot):
 
 @pytest.fixture
 def placement(xd, her, qtbot):
-    from companion_desktop.ui.desktop.x11 import DesktopX11
     from companion_desktop.ui.desktop.placement import Placement
+    from companion_desktop.ui.desktop.x11 import DesktopX11
 
     desk = DesktopX11()
     if not desk.available:
@@ -171,11 +171,10 @@ def test_gravity_off_leaves_her_where_she_is_put(qtbot, windows, placement):
 
 
 def test_she_hides_for_a_fullscreen_window_and_follows_the_app_rules(qtbot, windows, her):
-    from companion_desktop.ui.desktop.x11 import DesktopX11
-    from companion_desktop.ui.desktop.out_of_way import FullscreenGuard
-
     from companion_desktop.engine.proactive import ActiveWindow
     from companion_desktop.ui.desktop.life import ActiveWindows
+    from companion_desktop.ui.desktop.out_of_way import FullscreenGuard
+    from companion_desktop.ui.desktop.x11 import DesktopX11
 
     desk = DesktopX11()
     guard = FullscreenGuard(her, desk)

@@ -9,9 +9,9 @@ import pytest
 
 from companion_desktop.storage import keepsakes
 from companion_desktop.storage.settings import LlmSettings, load_settings, save_settings
-from tests.ui.scripted_provider import Script, reply_with_block
-from tests.ui.overlay.test_overlay import desktop  # noqa: F401 - fixture
 from tests.ui.chat.test_show_image import drag_enter, drop, sent_images, url_mime, write_photo
+from tests.ui.overlay.test_overlay import desktop  # noqa: F401 - fixture
+from tests.ui.scripted_provider import Script, reply_with_block
 
 pytestmark = [
     pytest.mark.gl,

@@ -34,15 +34,14 @@ def model_path():
 
 @pytest.fixture
 def desktop(qtbot, service, server):
-    from companion_desktop.ui.avatar.host import AvatarHost
-    from companion_desktop.ui.chat.backend import ChatBackend
-    from companion_desktop.ui.chat.window import ChatWindow
-    from companion_desktop.ui.desktop.side import Desktop
-
     import random
 
     from companion_desktop.app import _animations
     from companion_desktop.avatar.animation.director import Director
+    from companion_desktop.ui.avatar.host import AvatarHost
+    from companion_desktop.ui.chat.backend import ChatBackend
+    from companion_desktop.ui.chat.window import ChatWindow
+    from companion_desktop.ui.desktop.side import Desktop
 
     use_server(service, server)
     animations = _animations(service.db, service)

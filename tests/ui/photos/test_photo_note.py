@@ -16,7 +16,12 @@ from PySide6.QtGui import QTextCursor
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage import keepsakes
 from companion_desktop.storage.db import Database
-from companion_desktop.ui.photos.note_dialog import NOTE_LIMIT, NoteDialog, chars_before, trim_to_limit
+from companion_desktop.ui.photos.note_dialog import (
+    NOTE_LIMIT,
+    NoteDialog,
+    chars_before,
+    trim_to_limit,
+)
 from companion_desktop.ui.photos.viewer import NO_NOTE
 from tests.ui.photos.test_photoboard import board, keep, stored  # noqa: F401 - the fixture
 

@@ -14,9 +14,13 @@ from PySide6.QtWidgets import QMessageBox
 from companion_desktop.storage import keepsakes
 from companion_desktop.ui.photos.photoboard import EMPTY_TEXT, PhotoboardWindow
 from tests.conftest import T0
+from tests.ui.chat.test_show_image import (
+    vision_chat,  # noqa: F401 - the fixture
+    wait_idle,
+    wait_ready,
+    write_photo,
+)
 from tests.ui.scripted_provider import Script, reply_with_block
-from tests.ui.chat.test_show_image import vision_chat  # noqa: F401 - the fixture
-from tests.ui.chat.test_show_image import wait_idle, wait_ready, write_photo
 
 pytestmark = pytest.mark.qt
 

@@ -16,9 +16,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from companion_desktop.storage.settings import VoiceSettings, load_settings
-from companion_desktop.ui.settings import SettingsDialog, dialog as dialog_module
-from companion_desktop.ui.settings.voice import page as voice_page
+from companion_desktop.ui.settings import SettingsDialog
+from companion_desktop.ui.settings import dialog as dialog_module
 from companion_desktop.ui.settings.llm_page import SAVED_KEY, SettingsProblem
+from companion_desktop.ui.settings.voice import page as voice_page
 from companion_desktop.ui.settings.voice.page import VoicePage
 from tests.conftest import T0
 

@@ -12,8 +12,8 @@ import pytest
 from companion_desktop.engine.mood_expression import FLASH_HOLD_S, FLASH_HOLD_SPEAKING_S
 from companion_desktop.llm.tts import EspeakBackend
 from companion_desktop.storage.settings import VoiceSettings, load_settings, save_settings
-from tests.ui.scripted_provider import Script
 from tests.ui.overlay.test_overlay import desktop  # noqa: F401 - fixture
+from tests.ui.scripted_provider import Script
 
 pytestmark = [
     pytest.mark.gl,

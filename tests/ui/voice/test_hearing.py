@@ -16,10 +16,11 @@ from companion_desktop.storage.settings import (
     load_settings,
     save_settings,
 )
-from companion_desktop.ui.voice.mic import NO_MICROPHONE, microphones
 from companion_desktop.ui.settings.llm_page import SettingsProblem
+from companion_desktop.ui.voice.mic import NO_MICROPHONE, microphones
 from tests.llm.provider_server import JsonReply, ProviderServer
 from tests.llm.wire_formats import openai_error
+from tests.ui.scripted_provider import Script
 from tests.ui.voice.hearing_fixtures import (  # noqa: F401 - fixture
     SAY,
     listen_to_file,
@@ -29,7 +30,6 @@ from tests.ui.voice.hearing_fixtures import (  # noqa: F401 - fixture
     silence,
     spoken,
 )
-from tests.ui.scripted_provider import Script
 
 pytestmark = [pytest.mark.qt, pytest.mark.skipif(not os.environ.get("DISPLAY"),
                                                  reason="needs an X display (Xvfb)")]

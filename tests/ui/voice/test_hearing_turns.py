@@ -11,6 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from companion_desktop.llm.tts import EspeakBackend
+from tests.ui.chat.test_show_image import vision_chat  # noqa: F401 - fixture
+from tests.ui.scripted_provider import Script
 from tests.ui.voice.hearing_fixtures import (  # noqa: F401 - fixture
     SAY,
     listen_to_file,
@@ -20,8 +22,6 @@ from tests.ui.voice.hearing_fixtures import (  # noqa: F401 - fixture
     silence,
     spoken,
 )
-from tests.ui.scripted_provider import Script
-from tests.ui.chat.test_show_image import vision_chat  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.qt, needs_voice,
               pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb)")]
@@ -100,8 +100,8 @@ REMIND_AND_LOOK = "Look at this photo. Remind me in ten minutes to stretch."
 def test_a_spoken_turn_takes_the_staged_photo_and_sets_a_reminder(qtbot, vision_chat, server,
                                                                    tmp_path, model_cache):
     from companion_desktop.storage.reminders import pending_reminders
-    from tests.ui.scripted_provider import reply_with_block
     from tests.ui.chat.test_show_image import wait_ready, write_photo
+    from tests.ui.scripted_provider import reply_with_block
 
     chat = vision_chat
     source = hands_free(chat, model_cache)
@@ -155,8 +155,8 @@ def test_her_voice_from_slow_speakers_makes_no_turn(qtbot, chat, server, tmp_pat
 
 
 # ------------------------------------------------------------------ her voice (the desktop)
-from tests.ui.voice.test_desktop_voice import spoken_reply, voice_on  # noqa: E402
 from tests.ui.overlay.test_overlay import desktop  # noqa: E402, F401 - fixture
+from tests.ui.voice.test_desktop_voice import spoken_reply, voice_on  # noqa: E402
 
 ROOM_GAIN, ROOM_DELAY_S = 0.6, 0.04  # her voice reaches the microphone quieter and later
 

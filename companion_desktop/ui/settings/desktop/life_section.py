@@ -8,8 +8,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import DesktopLifeSettings, load_settings, save_settings
-from companion_desktop.ui.desktop import x11_unavailable_reason
-from companion_desktop.ui.desktop import parse_apps
+from companion_desktop.ui.desktop import parse_apps, x11_unavailable_reason
 from companion_desktop.ui.switch import Switch
 
 APPS_HINT = ("Application names, separated by commas, as the window manager knows them "

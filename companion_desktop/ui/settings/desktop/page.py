@@ -8,11 +8,11 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from companion_desktop.pipeline.companion import CompanionService
-from companion_desktop.ui.settings.desktop.life_section import DesktopLifeSection
 from companion_desktop.ui.settings.desktop.hotkeys_section import HotkeysSection
-from companion_desktop.ui.settings.llm_page import name_labels, new_form
+from companion_desktop.ui.settings.desktop.life_section import DesktopLifeSection
 from companion_desktop.ui.settings.desktop.proactive_section import ProactiveSection
 from companion_desktop.ui.settings.desktop.walking_section import WalkingSection
+from companion_desktop.ui.settings.llm_page import name_labels, new_form
 
 
 class DesktopPage(QWidget):

@@ -9,7 +9,7 @@ escaped), whether it is reviewed, and the choice. At most ``MAX_SHOWN_TOOLS`` ro
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QVBoxLayout
 
 from companion_desktop.llm.mcp_client import McpTool
 from companion_desktop.pipeline.tools import review_state, tool_fingerprint

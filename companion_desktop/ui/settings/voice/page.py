@@ -33,11 +33,11 @@ from companion_desktop.storage.settings import (
     save_settings,
 )
 from companion_desktop.ui.background import Latest
-from companion_desktop.ui.settings.voice.hearing_section import HearingSection, key_state
+from companion_desktop.ui.settings.held_url import HeldUrlNotice
 from companion_desktop.ui.settings.key_field import KeyField
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form, status
+from companion_desktop.ui.settings.voice.hearing_section import HearingSection, key_state
 from companion_desktop.ui.switch import Switch
-from companion_desktop.ui.settings.held_url import HeldUrlNotice
 from companion_desktop.ui.voice import BoundVoice, VoiceOut
 
 BACKENDS = {"espeak": "Offline voice (espeak-ng)", "openai": "Speech server (OpenAI-compatible)"}
