@@ -198,7 +198,7 @@ class AnimationService:
             if thinking_clip is not ...:
                 settings = AnimationSettings(thinking_clip=thinking_clip)  # type: ignore[arg-type]
                 save_settings(session, settings, self.clock())
-        for entry, fields in zip(done, changes.values()):
+        for entry, fields in zip(done, changes.values(), strict=True):
             if {"name", "description"} & set(fields):
                 self._register(entry)  # the clip's name and description follow the entry
         return done

@@ -71,7 +71,7 @@ def describe_delay(seconds: float) -> str:
     seconds = int(round(seconds))
     if seconds <= 0:
         return "now"
-    for size, name in ((86400, "day"), (3600, "hour"), (60, "minute")):
+    for size, name in ((86400, "day"), (3600, "hour"), (60, "minute")):  # noqa: B007 - name is read after the loop
         if seconds >= size:
             count = int(round(seconds / size))
             break

@@ -8,6 +8,7 @@ import json
 import struct
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -206,7 +207,7 @@ def test_motion_has_no_jumps():
                 continue
             times = np.arange(0.0, float(track[0][-1]) + 1e-9, 1.0 / 30.0)
             qs = [_sample(track, float(t)) for t in times]
-            steps = [_angle(a, b) for a, b in zip(qs, qs[1:])]
+            steps = [_angle(a, b) for a, b in pairwise(qs)]
             assert max(steps, default=0.0) < 30.0, (c["id"], node)
 
 

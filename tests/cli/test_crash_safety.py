@@ -71,7 +71,7 @@ def test_chat_killed_at_random_moments_never_leaves_a_half_turn(server, tmp_path
             args += ["--message", message]
         seen, wait = len(server.requests), rng.randint(0, 3)  # kill after 0-3 model calls ...
         run = run_killed(data_dir, args, kill_after=rng.uniform(0.0, 1.2),  # ... and a moment
-                         after=lambda: len(server.requests) >= seen + wait)
+                         after=lambda seen=seen, wait=wait: len(server.requests) >= seen + wait)
         kills += run.killed
         assert all("reply" in line for line in run.lines), run.stderr
         printed += messages[: len(run.lines)]
@@ -109,7 +109,7 @@ def test_reminder_firing_killed_at_random_moments_answers_each_once(server, tmp_
     for _attempt in range(10):
         seen, wait = len(server.requests), rng.randint(0, 2)
         run = run_killed(data_dir, fire, kill_after=rng.uniform(0.0, 1.2),
-                         after=lambda: len(server.requests) >= seen + wait)
+                         after=lambda seen=seen, wait=wait: len(server.requests) >= seen + wait)
         printed |= {line["text"] for line in run.lines if line["status"] == "fired"}
         assert integrity(data_dir) == "ok"
         counts, done = answers(), fired()

@@ -30,7 +30,7 @@ IDS = ["openai-compatible", "openai", "anthropic", "google", "xai", "openrouter"
 
 def test_preset_ids_and_flags() -> None:
     assert [spec.id for spec in PRESETS] == IDS
-    assert all(SPECS[i] == spec for i, spec in zip(IDS, PRESETS))
+    assert all(SPECS[i] == spec for i, spec in zip(IDS, PRESETS, strict=True))
     assert {i for i in IDS if SPECS[i].needs_key} == {
         "openai", "anthropic", "google", "xai", "openrouter", "deepseek"}
     assert {i for i in IDS if SPECS[i].local} == {"ollama", "lmstudio", "llamacpp", "vllm"}

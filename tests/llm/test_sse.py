@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,5 +78,5 @@ def test_iter_lines_variant() -> None:
 @given(st.lists(st.integers(min_value=0, max_value=len(STREAM)), max_size=12))
 def test_any_split_of_the_bytes_gives_the_same_events(cuts: list[int]) -> None:
     points = sorted(set(cuts))
-    pieces = [STREAM[a:b] for a, b in zip([0, *points], [*points, len(STREAM)])]
+    pieces = [STREAM[a:b] for a, b in pairwise([0, *points, len(STREAM)])]
     assert list(iter_sse(pieces)) == EXPECTED

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from companion_desktop.llm.base import ServerError
 from companion_desktop.pipeline.facts import FactService
 from companion_desktop.pipeline.memory import FactMemory
 from companion_desktop.pipeline.runner import TurnRunner
@@ -64,7 +65,7 @@ def test_failed_turn_writes_no_memory(service):
     facts = FactService(service.db)
     provider, runner = run(service, facts, "This breaks half way " + SEATTLE)
     provider.fail_after = 7
-    with pytest.raises(Exception):
+    with pytest.raises(ServerError):
         runner.run("I grew up in Seattle")
     assert facts_in(service) == []
 

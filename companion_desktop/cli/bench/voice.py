@@ -164,7 +164,7 @@ def run_voice_bench(report: Callable[[str], None] = print, runs: int = RUNS) -> 
                 count = runs if window else max(2, runs // 4)
                 heard = [hear_once(speeches[i % len(speeches)], whisper) for i in range(count)]
                 waits, recog = [h[0] for h in heard], [h[1] for h in heard]
-                total = [w + r for w, r in zip(waits, recog)]
+                total = [w + r for w, r in zip(waits, recog, strict=True)]
                 if window:
                     totals[label] = total
                 report(f"  end of speech to text, {label} utterances (mean {length:.1f} s), "

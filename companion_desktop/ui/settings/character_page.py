@@ -59,7 +59,7 @@ class CharacterPage(QWidget):
         }
         modes = QHBoxLayout()
         modes.setSpacing(8)
-        for mode, button in self.mode_buttons.items():
+        for button in self.mode_buttons.values():
             button.setObjectName("modeChoice")
             self.mode_group.addButton(button)
             modes.addWidget(button)

@@ -225,7 +225,8 @@ class LlmPage(QWidget):
         """Ask the server for its models (off the GUI thread) and fill the picker."""
         self.refresh_button.setEnabled(False)
         status(self.models_status, "Asking the server for its models…", "hint")
-        self._model_lists.run(lambda c=self.config(): call_provider(c, "list_models"),
+        config = self.config()  # the form as it is now
+        self._model_lists.run(lambda: call_provider(config, "list_models"),
                               self._models_found, self._models_failed)
 
     def _models_found(self, models: list[str]) -> None:
@@ -245,7 +246,8 @@ class LlmPage(QWidget):
     def test_connection(self) -> None:
         self.test_button.setEnabled(False)
         status(self.test_result, "Testing…", "hint")
-        self._tests.run(lambda c=self.config(): call_provider(c, "test_connection"),
+        config = self.config()  # the form as it is now
+        self._tests.run(lambda: call_provider(config, "test_connection"),
                         self._tested, self._test_failed)
 
     def _tested(self, line: str) -> None:

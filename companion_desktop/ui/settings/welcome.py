@@ -194,7 +194,8 @@ class WelcomeDialog(QDialog):
     def list_cloud_models(self) -> None:
         self.list_button.setEnabled(False)
         status(self.cloud_status, "Asking for the models…", "hint")
-        self._cloud_lists.run(lambda c=self._cloud_config(): call_provider(c, "list_models"),
+        config = self._cloud_config()  # the form as it is now
+        self._cloud_lists.run(lambda: call_provider(config, "list_models"),
                               self._cloud_models, self._cloud_failed)
 
     def _cloud_models(self, models: list[str]) -> None:

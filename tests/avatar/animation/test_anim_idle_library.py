@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from itertools import pairwise
 
 import pytest
 
@@ -41,7 +42,7 @@ def test_never_the_same_clip_twice_in_a_row(seed):
     cycle, _ = _cycle(seed)
     cycle.set_pool(["idle_a", "idle_b", "up_1"])
     played = _run(cycle, 60)
-    assert all(a != b for a, b in zip(played, played[1:]))
+    assert all(a != b for a, b in pairwise(played))
     assert set(played) <= {"idle_a", "idle_b", "up_1"}
     assert len(set(played)) == 3
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from itertools import pairwise
 
 import pytest
 
@@ -42,7 +43,7 @@ def test_idle_cycle_switches_and_never_repeats(hana):
         if current != seen[-1]:
             seen.append(current)
     assert len(seen) >= 3
-    assert all(a != b for a, b in zip(seen, seen[1:]))
+    assert all(a != b for a, b in pairwise(seen))
     assert set(seen) <= set(director.library.builtin_idle_ids)
 
 

@@ -70,7 +70,10 @@ def check(render, model, frame):
     assert abs(ys.min() - xy[:, 1].min()) <= 2 and abs(ys.max() + 1 - xy[:, 1].max()) <= 2
     inside = np.clip(np.floor(xy).astype(int), 0, [W - 1, H - 1])
     grown = alpha.copy()  # a vertex on a silhouette edge may land a pixel outside coverage
-    grown[1:] |= alpha[:-1]; grown[:-1] |= alpha[1:]; grown[:, 1:] |= alpha[:, :-1]; grown[:, :-1] |= alpha[:, 1:]
+    grown[1:] |= alpha[:-1]
+    grown[:-1] |= alpha[1:]
+    grown[:, 1:] |= alpha[:, :-1]
+    grown[:, :-1] |= alpha[:, 1:]
     assert grown[inside[:, 1], inside[:, 0]].mean() > 0.99
     return rgba
 

@@ -3,6 +3,8 @@ surface below her feet, the work-area floor, screens coming and going, and the f
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from companion_desktop.ui.desktop.surfaces import (
@@ -111,7 +113,7 @@ def test_the_fall_speeds_up_and_ends_exactly_on_the_surface(height):
     assert FALL_MIN_S <= duration <= FALL_MAX_S
     steps = [fall_y(start, end, duration * i / 50) for i in range(51)]
     assert steps[0] == start and steps[-1] == end
-    gaps = [b - a for a, b in zip(steps, steps[1:])]
+    gaps = [b - a for a, b in pairwise(steps)]
     assert all(g >= 0 for g in gaps)  # never back up
     assert gaps[-1] > gaps[0]  # ease-in: faster at the end
     assert fall_y(start, end, duration + 5) == end
