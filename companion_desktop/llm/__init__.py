@@ -1,0 +1,1 @@
+"""Language models over HTTP: providers, streaming, JSON replies, vision, MCP tools, speech."""

@@ -1,0 +1,1 @@
+"""The Qt widgets, in rooms of one concept each; this core holds what every room shares."""

@@ -1,4 +1,4 @@
-"""The chat window: the conversation, the message box, her state beside it, tools and scenes in the transcript.
+"""The chat window: the conversation, the message box, her state beside it, tools and scenes.
 
 What other rooms may use is offered here (``ui.door``); they never import this room's
 modules."""
@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from .backend import ChatBackend
     from .window import ChatWindow
 
-__all__ = ['ChatBackend', 'ChatWindow']
+__all__ = [
+    "ChatBackend", "ChatWindow",
+]
 __getattr__, __dir__ = door(__name__, {
     "ChatBackend": "backend",
     "ChatWindow": "window",

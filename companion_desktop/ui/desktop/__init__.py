@@ -1,4 +1,4 @@
-"""The desktop side of the app and her life there: the X11 layer, where she stands, walking, out-of-the-way rules, speaking first, idle time, global hotkeys.
+"""Her life on the desktop: X11, where she stands, walking, speaking first, hotkeys, the tray.
 
 What other rooms may use is offered here (``ui.door``); they never import this room's
 modules."""
@@ -15,14 +15,17 @@ if TYPE_CHECKING:
     from .side import Desktop
     from .x11_probe import x11_unavailable_reason
 
-__all__ = ['ACTIONS', 'GlobalHotkeys', 'HotkeyError', 'refusal', 'to_pynput', 'Desktop', 'parse_apps', 'x11_unavailable_reason']
+__all__ = [
+    "ACTIONS", "Desktop", "GlobalHotkeys", "HotkeyError", "parse_apps", "refusal", "to_pynput",
+    "x11_unavailable_reason",
+]
 __getattr__, __dir__ = door(__name__, {
     "ACTIONS": "hotkeys",
+    "Desktop": "side",
     "GlobalHotkeys": "hotkeys",
     "HotkeyError": "hotkeys",
+    "parse_apps": "out_of_way",
     "refusal": "hotkeys",
     "to_pynput": "hotkeys",
-    "Desktop": "side",
-    "parse_apps": "out_of_way",
     "x11_unavailable_reason": "x11_probe",
 })

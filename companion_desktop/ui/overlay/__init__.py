@@ -1,4 +1,4 @@
-"""Her window on the desktop: the frameless overlay, her speech bubble and compact input, photo mode.
+"""Her window on the desktop: the frameless overlay, her speech bubble, photo mode.
 
 What other rooms may use is offered here (``ui.door``); they never import this room's
 modules."""
@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from .photo_mode import PhotoDialog
     from .window import OverlayWindow
 
-__all__ = ['OverlayWindow', 'PhotoDialog']
+__all__ = [
+    "OverlayWindow", "PhotoDialog",
+]
 __getattr__, __dir__ = door(__name__, {
     "OverlayWindow": "window",
     "PhotoDialog": "photo_mode",

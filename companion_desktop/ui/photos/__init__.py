@@ -1,4 +1,4 @@
-"""Photos shown to her: preparing a shown photo, the photoboard that keeps them, their widgets.
+"""Photos shown to her: preparing one, the photoboard that keeps them, their widgets.
 
 What other rooms may use is offered here (``ui.door``); they never import this room's
 modules."""
@@ -25,7 +25,11 @@ if TYPE_CHECKING:
     from .viewer import kept_thumbnails
     from .widgets import DropHint, rounded_pixmap
 
-__all__ = ['as_path_or_bytes', 'choose_image_file', 'DropHint', 'DropTarget', 'image_from_mime', 'kept_thumbnails', 'mime_has_image', 'paperclip_icon', 'PhotoboardWindow', 'PhotoChip', 'PhotoStage', 'rounded_pixmap', 'Source']
+__all__ = [
+    "as_path_or_bytes", "choose_image_file", "DropHint", "DropTarget", "image_from_mime",
+    "kept_thumbnails", "mime_has_image", "paperclip_icon", "PhotoboardWindow", "PhotoChip",
+    "PhotoStage", "rounded_pixmap", "Source",
+]
 __getattr__, __dir__ = door(__name__, {
     "as_path_or_bytes": "shown_image",
     "choose_image_file": "shown_image",

@@ -1,4 +1,4 @@
-"""Her voice and her hearing in the app: speech played with lip-sync, the microphone, the mic button and listening line.
+"""Her voice and her hearing in the app: playback with lip-sync, the microphone, the mic button.
 
 What other rooms may use is offered here (``ui.door``); they never import this room's
 modules."""
@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from .mic import NO_MICROPHONE, MicSource, device_key, microphones
     from .output import BoundVoice, VoiceOut
 
-__all__ = ['BoundVoice', 'ChatHearing', 'DesktopHearing', 'device_key', 'Hearing', 'key_of', 'ListenLine', 'MicButton', 'microphones', 'MicSource', 'NO_MICROPHONE', 'VoiceLink', 'VoiceOut']
+__all__ = [
+    "BoundVoice", "ChatHearing", "DesktopHearing", "device_key", "Hearing", "key_of", "ListenLine",
+    "MicButton", "microphones", "MicSource", "NO_MICROPHONE", "VoiceLink", "VoiceOut",
+]
 __getattr__, __dir__ = door(__name__, {
     "BoundVoice": "output",
     "ChatHearing": "hearing_view",

@@ -1,1 +1,1 @@
-"""Settings > Desktop: life on the desktop, walking, quiet time and speaking first, global hotkeys."""
+"""Settings > Desktop: life on the desktop, walking, quiet time, speaking first, hotkeys."""
