@@ -108,7 +108,7 @@ def level_for_score(score: float) -> str:
 def _to_float(value: object) -> float:
     """``value`` as a float; non-numbers and NaN become 0."""
     try:
-        number = float(value)  # type: ignore[arg-type]
+        number = float(value)  # type: ignore[arg-type]  # any value: failures are caught
     except (TypeError, ValueError):
         return 0.0
     return 0.0 if math.isnan(number) else number

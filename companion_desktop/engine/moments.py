@@ -43,6 +43,8 @@ def moment_prompt(event: EventDefinition, *, name: str, persona: str, mode: str,
                   recent_messages: Sequence[str]) -> tuple[str, str]:
     """(system, user) asking for the scene rewritten as one JSON object."""
     scene = event.scene
+    if scene is None:
+        raise ValueError(f"event {event.id!r} has no scene to write")
     template = {
         "intro": scene.intro, "dialogue": scene.dialogue, "outro": scene.outro,
         "choices": [{"text": c.text, "response": c.response} for c in scene.choices],

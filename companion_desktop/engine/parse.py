@@ -267,7 +267,9 @@ def _stream_block_start(text: str) -> int:
         if in_code:
             in_code = not stripped.startswith("```")
         elif fence >= 0:
-            label = re.match(r"[^\s`]*", line[fence + 3 :]).group(0)
+            label_match = re.match(r"[^\s`]*", line[fence + 3 :])
+            assert label_match is not None  # "*": it matches, the empty string at least
+            label = label_match.group(0)
             complete = line.endswith("\n") or len(line) > fence + 3 + len(label)
             named = re.fullmatch(r"[A-Za-z][\w+#.-]*", label)
             if not (named and complete and not label.lower().startswith("json")):

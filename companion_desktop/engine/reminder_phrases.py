@@ -33,14 +33,14 @@ _WORDS: dict[str, float] = {
 }
 
 _UNITS: dict[str, int] = {}
-for _names, _seconds in (
+for _names, _unit_seconds in (
     (("s", "sec", "secs", "second", "seconds"), 1),
     (("m", "min", "mins", "minute", "minutes"), 60),
     (("h", "hr", "hrs", "hour", "hours"), 3600),
     (("d", "day", "days"), 86400),
 ):
     for _name in _names:
-        _UNITS[_name] = _seconds
+        _UNITS[_name] = _unit_seconds
 
 _WORD_ALT = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _WORDS), key=len, reverse=True))
 _UNIT_ALT = "|".join(sorted(_UNITS, key=len, reverse=True))

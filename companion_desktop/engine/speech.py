@@ -65,7 +65,7 @@ class _Result:
 def _factor(value: object) -> float:
     """A multiplier from untrusted input: 1.0 unless a finite number; then 0.5-2.0."""
     try:
-        number = float(value)  # type: ignore[arg-type]
+        number = float(value)  # type: ignore[arg-type]  # any value: failures are caught
     except (TypeError, ValueError, OverflowError):
         return 1.0
     if number != number or number in (float("inf"), float("-inf")):

@@ -284,7 +284,7 @@ def _pre_tidy_if_whole(text: str, name: str, user: str | None,
     if _fake_turn_start(body, name, user, []) != len(body):
         return None
     named = strip_name_prefix(body, name)
-    if mid:
+    if starts is not None:
         line = body[body.rfind("\n") + 1:]
         lead = line.lstrip(" \t>*_")
         if "`" in line or not lead or line.lstrip()[0] == "{" or starts.match(lead):

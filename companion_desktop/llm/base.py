@@ -243,7 +243,7 @@ def capped_reply(pieces: Iterable[Piece], limit: int = MAX_REPLY_CHARS) -> Itera
                 room = limit - total
                 if len(piece) >= room:
                     if room > 0:
-                        yield piece[:room]  # type: ignore[misc]
+                        yield piece[:room]  # type: ignore[misc]  # Piece is str here
                     log.warning("the reply reached %d characters and was cut there", limit)
                     return
                 total += len(piece)

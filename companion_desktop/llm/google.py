@@ -235,8 +235,12 @@ def _collect_calls(chunk: Any, found: list[tuple[ToolCall, GeminiCallNote]]) -> 
         if not isinstance(call, dict) or len(found) >= MAX_TOOL_CALLS:
             continue
         given_id = call.get("id")
-        native = isinstance(given_id, str) and bool(given_id)
-        name = call.get("name") if isinstance(call.get("name"), str) else ""
+        if not isinstance(given_id, str):
+            given_id = ""
+        native = bool(given_id)
+        name = call.get("name")
+        if not isinstance(name, str):
+            name = ""
         signature = part.get("thoughtSignature") or call.get("thoughtSignature")
         found.append((
             ToolCall(

@@ -261,7 +261,9 @@ def _add_tool_calls(part: Any, calls: ToolCallAssembler) -> None:
     for position, item in enumerate(items):
         if not isinstance(item, dict):
             continue
-        function = item.get("function") if isinstance(item.get("function"), dict) else {}
+        function = item.get("function")
+        if not isinstance(function, dict):
+            function = {}
         index = item.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
             index = position

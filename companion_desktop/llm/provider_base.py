@@ -27,6 +27,7 @@ class HttpProvider:
         self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None
     ) -> Iterator[str]:
         """Yield reply text pieces as they arrive (a round with no tools on offer)."""
+        # stream_round is each provider's own (the subclasses define it)
         for piece in self.stream_round(system, messages, [], cancel):  # type: ignore[attr-defined]
             if isinstance(piece, str):
                 yield piece

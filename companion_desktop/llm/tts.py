@@ -299,6 +299,8 @@ class OpenAISpeechBackend:
 
 def _voice_from_json(item: object) -> Voice | None:
     """A voice from a ``/audio/voices`` entry: a string, or an object with an id/name."""
+    vid: object  # as given: checked below
+    name: object
     if isinstance(item, str):
         vid, name, lang = item, item, ""
     elif isinstance(item, dict):

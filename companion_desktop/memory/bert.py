@@ -15,6 +15,7 @@ residual + LayerNorm. The pooler head is not used (sentence-transformers pools t
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -207,7 +208,7 @@ class BertEncoder:
         return _layer_norm(y, w["norm2"], w["norm2_b"], cfg.layer_norm_eps)
 
 
-def _getter(weights: dict[str, np.ndarray]):
+def _getter(weights: dict[str, np.ndarray]) -> Callable[[str], np.ndarray]:
     """A lookup of weights by ``BertModel`` name that accepts a ``bert.`` style prefix."""
     prefix = next(
         (p for p in _PREFIXES if p + "embeddings.word_embeddings.weight" in weights), None
@@ -224,7 +225,7 @@ def _getter(weights: dict[str, np.ndarray]):
     return get
 
 
-def _layer_weights(get, p: str) -> dict[str, np.ndarray]:
+def _layer_weights(get: Callable[[str], np.ndarray], p: str) -> dict[str, np.ndarray]:
     """One layer's weights. torch ``Linear`` stores ``(out, in)``: each is kept as is and
     used through its transpose (a view; BLAS reads it without a copy)."""
     att = p + "attention."

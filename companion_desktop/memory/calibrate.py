@@ -38,7 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from functools import cache
 from itertools import product
@@ -89,7 +89,11 @@ class _Vectors:
         self.query = dict(zip(queries, embedder.embed_queries(queries), strict=True))
 
 
-def _collect(rows: Iterable[tuple[np.ndarray, np.ndarray, bool, str, str]]) -> PairSet:
+#: One scored pair: the two vectors, whether they belong together, their two languages.
+_Pair = tuple[np.ndarray, np.ndarray, bool, str, str]
+
+
+def _collect(rows: Iterable[_Pair]) -> PairSet:
     scores, labels, same, english = [], [], [], []
     for a, b, label, la, lb in rows:
         scores.append(float(np.dot(a, b)))
@@ -106,21 +110,21 @@ def pair_sets(embedder: Embedder, data: dict[str, Any] | None = None,
     vec = vec or _Vectors(embedder, data)
     topics, langs = data["topics"], data["languages"]
 
-    def retrieval():
+    def retrieval() -> Iterator[_Pair]:
         for (t, topic), (u, other), la, lb in product(enumerate(topics), enumerate(topics),
                                                        langs, langs):
             for q in topic["questions"][la]:
                 for f in other["facts"][lb]:
                     yield vec.query[q], vec.passage[f], t == u, la, lb
 
-    def dedup():
+    def dedup() -> Iterator[_Pair]:
         for topic, la, lb in product(topics, langs, langs):
             first = vec.passage[topic["facts"][la][0]]
             yield first, vec.passage[topic["restated"][lb]], True, la, lb
             for other in (topic["different"][lb], *topic["facts"][lb][1:]):
                 yield first, vec.passage[other], False, la, lb
 
-    def graph():
+    def graph() -> Iterator[_Pair]:
         facts = [(t, i) for t, topic in enumerate(topics) for i in range(len(topic["facts"]["en"]))]
         for (t, i), (u, j), la, lb in product(facts, facts, langs, langs):
             if (t, i) < (u, j):

@@ -71,7 +71,7 @@ class FactIndex:
             raise ValueError("ids must be unique")
         with self._lock:
             self._reset(n)
-            if n:
+            if vecs is not None:  # n > 0
                 self._ids[:n] = ids_arr
                 self._vecs[:n] = l2_normalize(vecs)
                 self._imp[:n] = imp

@@ -16,6 +16,10 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion_desktop.memory.embeddings import Embedder
 
 BACKENDS = ("numpy", "sentence-transformers")
 QUERIES = ("where did I grow up?", "what is my cat called", "do you remember our trip?")
@@ -28,7 +32,7 @@ def backfill_texts(n: int = 512) -> list[str]:
     return [f"They mentioned detail number {i} about {_TOPICS[i % len(_TOPICS)]}" for i in range(n)]
 
 
-def _load(backend: str):
+def _load(backend: str) -> Embedder:
     """The shipped model on ``backend``; "numpy-blas-all" is numpy with BLAS's own threads."""
     from companion_desktop.memory.embeddings import NumpyEmbedder, load_embedder, resolve_model
 
@@ -42,22 +46,23 @@ def speed(backends: tuple[str, ...], repeats: int = 30, batch: int = 32) -> dict
     """Per backend: load time (s), query p50 (ms, one short sentence) and sentences/s for
     512 sentences in batches of ``batch``. Backends take turns call by call, so a busy
     CPU slows them alike."""
-    embedders, figures = {}, {}
+    embedders: dict[str, Embedder] = {}
+    figures: dict[str, dict[str, Any]] = {}
     for backend in backends:
         t0 = time.perf_counter()
         embedders[backend] = _load(backend)
         figures[backend] = {"load_s": time.perf_counter() - t0, "query": [], "batch_s": 0.0}
-        embedders[backend].embed(["warm up"])
+        embedders[backend].embed_queries(["warm up"])
     for i in range(repeats):
         for backend, embedder in embedders.items():
             t0 = time.perf_counter()
-            embedder.embed([QUERIES[i % len(QUERIES)]])
+            embedder.embed_queries([QUERIES[i % len(QUERIES)]])
             figures[backend]["query"].append((time.perf_counter() - t0) * 1000)
     texts = backfill_texts()
     for start in range(0, len(texts), batch):
         for backend, embedder in embedders.items():
             t0 = time.perf_counter()
-            embedder.embed(texts[start : start + batch])
+            embedder.embed_passages(texts[start : start + batch])
             figures[backend]["batch_s"] += time.perf_counter() - t0
     for f in figures.values():
         f["query_p50_ms"] = statistics.median(f.pop("query"))
@@ -68,7 +73,7 @@ def speed(backends: tuple[str, ...], repeats: int = 30, batch: int = 32) -> dict
 def rss_child(backend: str) -> None:
     """Load, embed one sentence, print ``VmRSS`` and ``VmHWM`` in MB (this process)."""
     embedder = _load(backend)
-    embedder.embed(["They like pizza"])
+    embedder.embed_queries(["They like pizza"])
     status = dict(
         line.split(":", 1) for line in open("/proc/self/status", encoding="ascii") if ":" in line
     )

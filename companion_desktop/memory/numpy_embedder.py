@@ -17,15 +17,19 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .bert import BertConfig, BertEncoder, UnsupportedModel
 from .roles import Symmetric
 from .vectors import l2_normalize
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer, normalizers
 
 __all__ = ["FolderPlan", "NumpyEmbedder", "plan_folder", "thread_limiter", "unreadable_reason"]
 
@@ -131,7 +135,12 @@ def unreadable_reason(path: Path) -> str | None:
     return None
 
 
-def _load_tokenizer(plan: FolderPlan):
+def _members(sequence: normalizers.Sequence) -> list[Any]:
+    """The normalizers in ``sequence`` (it is indexed, not iterable, in tokenizers' types)."""
+    return [sequence[i] for i in range(len(sequence))]
+
+
+def _load_tokenizer(plan: FolderPlan) -> Tokenizer:
     """``tokenizer.json`` set up as sentence-transformers calls it: truncation at
     ``max_seq_length`` from the right, no padding (the batch is padded here)."""
     from tokenizers import Tokenizer, normalizers
@@ -142,20 +151,22 @@ def _load_tokenizer(plan: FolderPlan):
     if plan.lowercase:  # what sentence-transformers does for do_lower_case
         current = tok.normalizer
         if isinstance(current, normalizers.Sequence):
-            has = any(isinstance(n, normalizers.Lowercase) for n in current)
+            has = any(isinstance(n, normalizers.Lowercase) for n in _members(current))
         else:
             has = isinstance(current, normalizers.Lowercase)
         if not has:
             parts = [normalizers.Lowercase()]
             if isinstance(current, normalizers.Sequence):
-                parts += list(current)
+                parts += _members(current)
             elif current is not None:
                 parts.append(current)
             tok.normalizer = normalizers.Sequence(parts)
     return tok
 
 
-def thread_limiter(threads: int | None, user_api: str = "blas"):
+def thread_limiter(
+    threads: int | None, user_api: str = "blas"
+) -> Callable[[], contextlib.AbstractContextManager[object]]:
     """A context-manager factory that caps a thread pool (numpy's BLAS, or "openmp") at
     ``threads`` while it is open (``threadpoolctl``, when installed; otherwise, or for
     None, a no-op)."""

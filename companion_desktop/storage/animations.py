@@ -116,9 +116,9 @@ def sync_builtins(session: Session, entries: Iterable[Any], now: datetime) -> No
         if kind in BUILTIN_KINDS and ID_PATTERN.fullmatch(animation_id):
             wanted[animation_id] = item
     rows = {row.id: row for row in session.scalars(select(AnimationRow))}
-    for animation_id, row in rows.items():
-        if row.kind != UPLOAD and animation_id not in wanted:
-            session.delete(row)
+    for animation_id, stored in rows.items():
+        if stored.kind != UPLOAD and animation_id not in wanted:
+            session.delete(stored)
     for animation_id, item in wanted.items():
         row = rows.get(animation_id)
         kind = str(_field(item, "kind"))

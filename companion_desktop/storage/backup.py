@@ -28,7 +28,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import ClassVar
+from typing import IO, ClassVar
 
 from sqlalchemy.orm import Session
 
@@ -97,7 +97,7 @@ def backup_dir(data_dir: Path | str) -> Path:
     return Path(data_dir).expanduser() / BACKUP_DIR
 
 
-def chunks(handle) -> Iterator[bytes]:  # noqa: ANN001 - a binary file
+def chunks(handle: IO[bytes]) -> Iterator[bytes]:
     while chunk := handle.read(_CHUNK):
         yield chunk
 

@@ -16,6 +16,7 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .errors import StorageError
 from .keepsakes import KEEPSAKE_DIR
@@ -99,11 +100,12 @@ def created_at(manifest: dict, archive: Path | None = None) -> datetime:
     return moment
 
 
-def sequence_of(manifest: dict) -> int:
+def sequence_of(manifest: dict[str, Any]) -> int:
     """The manifest's creation-order number (0 when absent or not a sane one)."""
     value = manifest.get("sequence")
-    ok = isinstance(value, int) and not isinstance(value, bool) and 0 < value < _MAX_SEQUENCE
-    return value if ok else 0
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < _MAX_SEQUENCE:
+        return value
+    return 0
 
 
 def info_of(archive: Path) -> BackupInfo:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
@@ -121,7 +121,7 @@ def bump_references(session: Session, ids: Iterable[int], now: datetime) -> int:
         .where(FactRow.id.in_(wanted))
         .values(reference_count=FactRow.reference_count + 1, last_accessed=now)
     )
-    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]  # an UPDATE: a CursorResult
 
 
 def fact_vectors(
@@ -134,7 +134,8 @@ def fact_vectors(
     if category is not None:
         query = query.where(FactRow.category == category)
     rows = session.execute(query.order_by(FactRow.id))
-    return [(int(i), bytes(v), float(imp)) for i, v, imp in rows]
+    # the query leaves out facts without a vector: the column is never NULL here
+    return [(int(i), bytes(cast(bytes, v)), float(imp)) for i, v, imp in rows]
 
 
 def stale_facts(session: Session, model: str, limit: int | None = None) -> list[tuple[int, str]]:

@@ -7,6 +7,7 @@ leftovers of one that was killed: whoever can take the lock knows its owner is g
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import IO
 
@@ -18,7 +19,7 @@ def try_lock(path: Path) -> IO[bytes] | None:
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
     handle = os.fdopen(fd, "a+b")
     try:
-        if os.name == "nt":
+        if sys.platform == "win32":
             import msvcrt
 
             handle.seek(0)

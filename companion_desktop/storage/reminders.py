@@ -85,7 +85,7 @@ def claim(session: Session, reminder_id: int, owner: str, now: datetime,
         .where(ReminderRow.id == reminder_id, ReminderRow.executed.is_(False), holder)
         .values(claimed_by=owner, claimed_at=now)
         .execution_options(synchronize_session=False)
-    ).rowcount  # type: ignore[attr-defined]
+    ).rowcount  # type: ignore[attr-defined]  # an UPDATE: a CursorResult
     if changed != 1:
         return None
     session.refresh(row)
@@ -101,7 +101,7 @@ def finish_claim(session: Session, reminder_id: int, owner: str) -> bool:
                ReminderRow.claimed_by == owner)
         .values(executed=True, claimed_by=None, claimed_at=None)
         .execution_options(synchronize_session=False)
-    ).rowcount  # type: ignore[attr-defined]
+    ).rowcount  # type: ignore[attr-defined]  # an UPDATE: a CursorResult
     return changed == 1
 
 
@@ -112,7 +112,7 @@ def release_claim(session: Session, reminder_id: int, owner: str) -> bool:
         .where(ReminderRow.id == reminder_id, ReminderRow.claimed_by == owner)
         .values(claimed_by=None, claimed_at=None)
         .execution_options(synchronize_session=False)
-    ).rowcount  # type: ignore[attr-defined]
+    ).rowcount  # type: ignore[attr-defined]  # an UPDATE: a CursorResult
     return changed == 1
 
 

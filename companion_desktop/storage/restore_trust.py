@@ -23,6 +23,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -36,11 +37,13 @@ from .settings import (
 )
 
 #: The sections whose ``base_url`` a key goes to, and what each is for a person.
-URL_SECTIONS: dict[str, tuple[type[BaseModel], str]] = {
+URL_SECTIONS: dict[str, tuple[type[LlmSettings | VoiceSettings | HearingSettings], str]] = {
     LlmSettings.SECTION: (LlmSettings, "the chat model"),
     VoiceSettings.SECTION: (VoiceSettings, "the speech server (her voice)"),
     HearingSettings.SECTION: (HearingSettings, "the transcription server (her hearing)"),
 }
+
+_Section = TypeVar("_Section", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ def server_what(entry: McpServerEntry) -> str:
     return " ".join([entry.command, *entry.args]).strip()
 
 
-def _read(conn: sqlite3.Connection | None, model: type[BaseModel], section: str) -> BaseModel:
+def _read(conn: sqlite3.Connection | None, model: type[_Section], section: str) -> _Section:
     """A section of ``conn``'s settings (its defaults when missing or invalid)."""
     if conn is None:
         return model()
@@ -141,7 +144,7 @@ def _servers_off(new: sqlite3.Connection, here: sqlite3.Connection | None) -> li
     return off
 
 
-def _identity(entry: McpServerEntry) -> tuple:
+def _identity(entry: McpServerEntry) -> tuple[Any, ...]:
     """What a server runs and with what: the same identity is the same server."""
     return (entry.name, entry.transport, entry.command, tuple(entry.args),
             tuple(entry.env_names), entry.url, tuple(entry.header_names))

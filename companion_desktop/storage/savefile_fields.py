@@ -160,10 +160,19 @@ Causes = Annotated[
     list[str],
     AfterValidator(lambda causes: [c[:MAX_CAUSE_LENGTH] for c in causes[-MAX_MOOD_CAUSES:]]),
 ]
-Name = Annotated[str, _text("name")]
 Json = Annotated[dict[str, Any], AfterValidator(_json_object)]
-
-
-def Text(cap: str) -> Any:  # noqa: N802 - reads as a type in the models
-    """``str`` capped at ``CAPS[cap]`` characters."""
-    return Annotated[str, _text(cap)]
+# ``str`` capped at ``CAPS[...]`` characters, one type for each kind of text field.
+Name = Annotated[str, _text("name")]
+SystemPrompt = Annotated[str, _text("system_prompt")]
+FactText = Annotated[str, _text("fact")]
+Source = Annotated[str, _text("source")]
+ModelName = Annotated[str, _text("model")]
+Summary = Annotated[str, _text("summary")]
+Topic = Annotated[str, _text("topic")]
+Arc = Annotated[str, _text("arc")]
+TurnText = Annotated[str, _text("turn")]
+EventId = Annotated[str, _text("event_id")]
+EventType = Annotated[str, _text("event_type")]
+Outcome = Annotated[str, _text("outcome")]
+Reference = Annotated[str, _text("reference")]
+Version = Annotated[str, _text("version")]

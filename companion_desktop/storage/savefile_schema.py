@@ -29,18 +29,30 @@ from pydantic.alias_generators import to_camel
 from ..engine.character import APP_MODES, default_personality
 from .savefile_fields import (
     Affection,
+    Arc,
     Causes,
     Count,
     Date,
     Emotion,
+    EventId,
+    EventType,
+    FactText,
     Json,
+    ModelName,
     Name,
     NonNegative,
+    Outcome,
     Percent,
+    Reference,
+    Source,
     Stage,
     Stat,
-    Text,
+    Summary,
+    SystemPrompt,
+    Topic,
+    TurnText,
     Unit,
+    Version,
     Whole,
     choice,
     day,
@@ -91,7 +103,7 @@ class MoodModel(_Model):
 class CharacterModel(_Model):
     OMIT_IF_NONE = frozenset({"savedDatingSimStage", "lastDecayAt"})
     name: Name
-    system_prompt: Text("system_prompt")
+    system_prompt: SystemPrompt
     extensions: Json = {}
     mood: MoodModel
     energy: Stat
@@ -112,22 +124,22 @@ class CharacterModel(_Model):
     current_streak: Count = 0
     longest_streak: Count = 0
     streak_last_date: Annotated[str, AfterValidator(day)] | None = None
-    completed_events: list[Text("event_id")] = []
+    completed_events: list[EventId] = []
     created_at: Date
     updated_at: Date
 
 
 class FactModel(_Model):
     OMIT_IF_NONE = frozenset({"source", "lastAccessed", "embeddingModel"})
-    content: Text("fact")
+    content: FactText
     category: Annotated[str, choice("fact category", FACT_CATEGORIES)]
     importance: Percent = 50.0
     confidence: Unit = 0.8
-    source: Text("source") | None = None
+    source: Source | None = None
     reference_count: Count = 0
     created_at: Date
     last_accessed: Date | None = None
-    embedding_model: Text("model") | None = None  # read but never used: vectors are rebuilt
+    embedding_model: ModelName | None = None  # read but never used: vectors are rebuilt
 
 
 class SessionModel(_Model):
@@ -135,9 +147,9 @@ class SessionModel(_Model):
 
     OMIT_IF_NONE = frozenset({"id", "summary", "emotionalArc", "stateSnapshot", "endedAt"})
     id: Whole | None = None
-    summary: Text("summary") | None = None
-    key_topics: list[Text("topic")] = []
-    emotional_arc: Text("arc") | None = None
+    summary: Summary | None = None
+    key_topics: list[Topic] = []
+    emotional_arc: Arc | None = None
     state_snapshot: Json | None = None
     message_count: Count = 0
     started_at: Date
@@ -148,17 +160,17 @@ class TurnModel(_Model):
     OMIT_IF_NONE = frozenset({"sessionId", "metadata"})
     session_id: Whole | None = None
     role: Annotated[str, choice("turn role", TURN_ROLES)]
-    content: Text("turn")
+    content: TurnText
     metadata: Json | None = None
     created_at: Date
 
 
 class CompletedEventModel(_Model):
     OMIT_IF_NONE = frozenset({"eventType", "choiceIndex", "outcome", "stateChanges"})
-    event_id: Text("event_id")
-    event_type: Text("event_type") | None = None
+    event_id: EventId
+    event_type: EventType | None = None
     choice_index: Count | None = None
-    outcome: Text("outcome") | None = None
+    outcome: Outcome | None = None
     state_changes: Json | None = None
     completed_at: Date
 
@@ -173,7 +185,7 @@ class RelationshipModel(_Model):
     negative_interactions: Count = 0
     avg_message_length: NonNegative = 0.0
     conversation_depth_avg: NonNegative = 0.0
-    shared_references: dict[Text("topic"), list[Text("reference")]] = {}
+    shared_references: dict[Topic, list[Reference]] = {}
     first_interaction_at: Date | None = None
     last_interaction_at: Date | None = None
 
@@ -193,7 +205,7 @@ class SaveFile(_Model):
 
     version: str
     exported_at: Date | None = None
-    app_version: Text("version") | None = None
+    app_version: Version | None = None
     data: SaveData
 
 

@@ -3,7 +3,13 @@ in ``companion-desktop import`` / ``export``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from companion_desktop.storage.backup_text import size_text
+
+if TYPE_CHECKING:
+    from companion_desktop.storage.savefile import ExportSummary
+    from companion_desktop.storage.savefile_import import ImportSummary
 
 #: (one, many) names of each kind.
 KIND_NAMES = {"facts": ("memory", "memories"), "sessions": ("session", "sessions"),
@@ -22,13 +28,13 @@ def describe_counts(counts: dict[str, int]) -> str:
     return ", ".join(parts) or "nothing"
 
 
-def export_text(summary) -> str:
+def export_text(summary: ExportSummary) -> str:
     """``Wrote PATH (12.0 KB): her state, 3 memories.`` for a ``savefile.ExportSummary``."""
     return (f"Wrote {summary.path} ({size_text(summary.size_bytes)}): "
             f"{describe_counts(summary.counts)}.")
 
 
-def import_text(summary) -> str:
+def import_text(summary: ImportSummary) -> str:
     """What an import did (a ``savefile.ImportSummary``): what came in, what was already
     here, and what happened to her state."""
     text = f"Imported ({summary.mode}): {describe_counts(summary.imported)}."

@@ -120,6 +120,8 @@ class AccessorReader:
             raise self._fail(f"{name} has a negative byteOffset")
         rows = MATRIX_ROWS.get(kind)
         item = dtype.itemsize
+        shape: tuple[int, ...]
+        strides: tuple[int, ...]
         if rows is None:
             components = TYPE_COMPONENTS[kind]
             element, shape, strides = components * item, (components,), (item,)

@@ -29,7 +29,7 @@ from . import quat
 from .pose import Pose, Skeleton, local_matrices
 
 ConstraintKind = Literal["roll", "aim", "rotation"]
-KINDS: tuple[str, ...] = ("roll", "aim", "rotation")
+KINDS: tuple[ConstraintKind, ...] = ("roll", "aim", "rotation")
 ROLL_AXES: dict[str, tuple[float, float, float]] = {
     "X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 AIM_AXES: dict[str, tuple[float, float, float]] = {

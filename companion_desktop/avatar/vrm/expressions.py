@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import MToon, VrmModel
+from .model import Expression, Mesh, MToon, VrmModel
 
 BLINK: tuple[str, ...] = ("blink", "blinkLeft", "blinkRight")
 LOOK_AT: tuple[str, ...] = ("lookUp", "lookDown", "lookLeft", "lookRight")
@@ -40,7 +40,7 @@ class ExpressionOutput:
         default_factory=dict)
 
 
-def _target_count(mesh) -> int:
+def _target_count(mesh: Mesh) -> int:
     return len(mesh.target_names) or (len(mesh.primitives[0].targets) if mesh.primitives else 0)
 
 
@@ -99,7 +99,7 @@ class ExpressionManager:
         self._build_morphs(exprs)
         self._build_materials(exprs)
 
-    def _build_morphs(self, exprs) -> None:
+    def _build_morphs(self, exprs: list[Expression]) -> None:
         self._morph_base: list[np.ndarray] = []
         self._morph_matrix: list[np.ndarray | None] = []
         for m, mesh in enumerate(self.model.meshes):
@@ -116,7 +116,7 @@ class ExpressionManager:
             self._morph_base.append(base)
             self._morph_matrix.append(matrix if bound.any() else None)
 
-    def _build_materials(self, exprs) -> None:
+    def _build_materials(self, exprs: list[Expression]) -> None:
         n_mat = len(self.model.materials)
         colors: dict[tuple[int, str], list[tuple[int, np.ndarray]]] = {}
         uv: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}

@@ -19,6 +19,7 @@ same range maps.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -35,7 +36,7 @@ def map_range(range_map: RangeMap, degrees: float) -> float:
     return range_map.output_scale * min(1.0, max(0.0, degrees / range_map.input_max))
 
 
-def yaw_pitch(direction: np.ndarray) -> tuple[float, float]:
+def yaw_pitch(direction: np.ndarray | Sequence[float]) -> tuple[float, float]:
     """Degrees of a direction in the head frame (+Z forward, +Y up, +X the model's left)."""
     x, y, z = (float(v) for v in direction)
     if x == 0.0 and y == 0.0 and z == 0.0:
@@ -60,7 +61,9 @@ def eye_angles(look: LookAt, yaw: float, pitch: float) -> tuple[Angles, Angles]:
 
 def look_expression_weights(look: LookAt, yaw: float, pitch: float) -> dict[str, float]:
     """Expression type: lookLeft/lookRight/lookUp/lookDown weights, 0..1."""
-    clamp = lambda v: min(1.0, max(0.0, v))  # noqa: E731
+    def clamp(v: float) -> float:
+        return min(1.0, max(0.0, v))
+
     return {
         "lookLeft": clamp(map_range(look.horizontal_outer, yaw)),
         "lookRight": clamp(map_range(look.horizontal_outer, -yaw)),
@@ -128,7 +131,7 @@ class LookAtController:
         self._offset = (0.0, 0.0, 0.0) if self.look is None else \
             tuple(float(v) for v in np.asarray(self.look.offset_from_head, np.float64).reshape(3))
         self._rest: tuple[object, list[list[float]]] | None = None  # (skeleton, head rest R)
-        self._eyes: tuple[object, np.ndarray] | None = None  # (skeleton, eye bone rows)
+        self._eyes: tuple[object, list[int | None]] | None = None  # (skeleton, eye bone rows)
 
     @property
     def enabled(self) -> bool:
@@ -143,6 +146,7 @@ class LookAtController:
         to +-180 / +-90, shown at ``weight`` (0..1) over the pointer. None, a weight of 0 or
         non-finite numbers give the eyes back to the pointer."""
         try:
+            # None (or a bad gaze) is caught below
             yaw, pitch, w = float(gaze[0]), float(gaze[1]), float(weight)  # type: ignore[index]
         except (TypeError, ValueError, IndexError):
             yaw = pitch = w = math.nan
@@ -199,13 +203,15 @@ class LookAtController:
 
     def apply(self, pose: Pose, expressions: ExpressionManager | None = None) -> None:
         """Write the current yaw/pitch: eye bones (bone type) or look expressions."""
-        if self.look.type == "expression":
+        look = self.look
+        assert look is not None, "a model without look-at has nothing to apply (not enabled)"
+        if look.type == "expression":
             if expressions is not None:
-                weights = look_expression_weights(self.look, self.yaw, self.pitch)
+                weights = look_expression_weights(look, self.yaw, self.pitch)
                 for name, weight in weights.items():
                     expressions.set(name, weight)
             return
-        (ly, lp), (ry, rp) = eye_angles(self.look, self.yaw, self.pitch)
+        (ly, lp), (ry, rp) = eye_angles(look, self.yaw, self.pitch)
         sk = pose.skeleton
         if self._eyes is None or self._eyes[0] is not sk:
             self._eyes = (sk, [sk.bone_index.get(b) for b in ("leftEye", "rightEye")])

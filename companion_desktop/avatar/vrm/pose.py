@@ -85,7 +85,7 @@ def _levels(parents: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """Node indices grouped by depth (roots first), each with its parents' indices."""
     depth = np.full(len(parents), -1, np.int64)
     for start in range(len(parents)):
-        chain = []
+        chain: list[int] = []
         node = start
         while node >= 0 and depth[node] < 0 and len(chain) <= len(parents):
             chain.append(node)

@@ -30,7 +30,7 @@ from ...engine import mood_expression as mx
 from . import quat
 from .blink import Blinker
 from .constraints import ConstraintSolver
-from .expressions import MOUTH, ExpressionManager
+from .expressions import MOUTH, ExpressionManager, ExpressionOutput
 from .frame import Frame
 from .look_at import LookAtController
 from .model import VrmModel
@@ -68,7 +68,8 @@ class AvatarRuntime:
         self.springs_enabled = springs
         self.breathing = breathing
         self.animation = animation
-        self.layers = mx.FaceLayers(flash=mx.FlashState(), tap=mx.FlashState())
+        self._flash, self._tap = mx.FlashState(), mx.FlashState()
+        self.layers = mx.FaceLayers(flash=self._flash, tap=self._tap)
         self.face: dict[str, float] = {}
         self.manual: dict[str, float] = {}
         self.mouth = 0.0
@@ -94,12 +95,12 @@ class AvatarRuntime:
         target = mx.flash_expression_target(emotion, self.available)
         if target is None:
             return False
-        self.layers.flash.start(target[0], target[1], speaking, self.time)
+        self._flash.start(target[0], target[1], speaking, self.time)
         return True
 
     def speaking_ended(self) -> None:
         """Speech is over: a speaking flash stops holding (after at least the normal hold)."""
-        self.layers.flash.speaking_ended(self.time)
+        self._flash.speaking_ended(self.time)
 
     def set_mood_expressions_enabled(self, enabled: bool) -> None:
         """Settings > Display > Mood expressions: the resting face and the flash."""
@@ -146,7 +147,7 @@ class AvatarRuntime:
             return None
         name = mx.pick_expression(reaction[0], self.available)
         if name is not None:
-            self.layers.tap.start(name, reaction[1], False, self.time, hold_s=reaction[2])
+            self._tap.start(name, reaction[1], False, self.time, hold_s=reaction[2])
         return name
 
     def set_emote(self, weights: dict[str, float] | None) -> None:
@@ -234,7 +235,7 @@ class AvatarRuntime:
         self._breath_xyz0 = np.concatenate([axes, np.zeros((len(rows), 1))], axis=1)
         return np.array([r[0] for r in rows], np.int64), axes, degrees
 
-    def _expressions(self, dt: float):
+    def _expressions(self, dt: float) -> ExpressionOutput:
         ex = self.expressions
         target = self.layers.resolve(self.time)
         self.face = mx.compose_expression_weights(self.face, target, dt)

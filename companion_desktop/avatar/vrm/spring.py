@@ -171,6 +171,9 @@ class SpringSimulator:
         bone = np.einsum("jab,jb->ja", basis, self.child)
         self._length = np.sqrt(np.einsum("ja,ja->j", bone, bone))
         self._has_center = bool(np.any(self.center >= 0))
+        # center space <-> world per joint; None when no joint simulates in a center space
+        self._c2w: np.ndarray | None
+        self._w2c: np.ndarray | None
         if self._has_center:
             self._c2w = np.where((self.center < 0)[:, None, None], np.eye(4),
                                  world[np.maximum(self.center, 0)])
@@ -181,7 +184,7 @@ class SpringSimulator:
             self._c2w = self._w2c = None
             self._gravity_c = self._gravity_dir * self._gravity_power[:, None]
         self._gravity_step = self._gravity_c * self.step
-        self._cols = None
+        self._cols: ColliderFrame | None = None
         if self.colliders:
             m = np.take(world, self._col_nodes, axis=0)
             self._cols = ColliderFrame(_apply(m, self._col_offset), _apply(m, self._col_end),
@@ -201,6 +204,7 @@ class SpringSimulator:
             if not lv.none_anchored:
                 parent[lv.anchored] = joint_world[lv.anchor[lv.anchored]]
         if lv.indirect:
+            assert self._rel is not None  # set whenever a joint has an indirect anchor
             parent = parent @ self._rel[lv.sl]
         return parent
 
@@ -214,6 +218,7 @@ class SpringSimulator:
         inv_sq = 1.0 / np.einsum("jab,jab->jb", rest3, rest3)
         axis_w = cols[:, :, 4]
         if lv.center:
+            assert self._w2c is not None  # set whenever a joint has a center space
             axis_w = np.einsum("jab,jb->ja", self._w2c[sl, :3, :3], axis_w)
         unit = axis_w / np.maximum(np.sqrt(np.einsum("ja,ja->j", axis_w, axis_w)), 1e-12)[:, None]
         push = unit * self._stiffness_step(self.step)[sl][:, None] + self._gravity_step[sl]
@@ -234,7 +239,7 @@ class SpringSimulator:
         self.initialized = True
 
     def _to_center(self, sl: slice, points: np.ndarray) -> np.ndarray:
-        return points if not self._has_center else _apply(self._w2c[sl], points)
+        return points if self._w2c is None else _apply(self._w2c[sl], points)
 
     def update(self, pose: Pose, world: np.ndarray, dt: float) -> int:
         """Advance ``dt`` seconds (capped) in fixed steps; returns the number of steps.
@@ -278,6 +283,7 @@ class SpringSimulator:
             nxt = tail + (tail - prev) * self._inertia[sl]
             nxt += push
             if lv.center:
+                assert self._c2w is not None  # set whenever a joint has a center space
                 nxt = _apply(self._c2w[sl], nxt)
             d = nxt - head
             length = self._length[sl]
@@ -285,6 +291,8 @@ class SpringSimulator:
             nxt = d
             nxt += head
             if lv.colliders:
+                # both set (in _frame_inputs, _collider_constants) when the model has colliders
+                assert self._cols is not None and lv.reach_sq is not None
                 nxt = collide_level(self._cols, nxt, head, length, self.hit_radius[sl],
                                     lv.reach_sq, self.mask[sl], self.orders[sl])
             self._next[sl] = self._to_center(sl, nxt) if lv.center else nxt
@@ -316,5 +324,5 @@ class SpringSimulator:
         """Current tail positions in world space (joints in the model's chain order, 3)."""
         if not self.initialized:
             return np.zeros((0, 3))
-        tails = self.tail if not self._has_center else _apply(self._c2w, self.tail)
+        tails = self.tail if self._c2w is None else _apply(self._c2w, self.tail)
         return tails[self._chain_order]

@@ -49,9 +49,12 @@ def restore_length(p: Vec, head: Vec, length: float) -> Vec:
 def collide(point: np.ndarray, head: np.ndarray, tail: np.ndarray, radius: float,
             hit_radius: float) -> np.ndarray:
     """One collision: ``point`` pushed out of a capsule (``tail == head``: a sphere)."""
-    pushed = push_out(tuple(map(float, point)), tuple(map(float, head)),
-                      tuple(map(float, tail)), radius + hit_radius)
+    pushed = push_out(_vec(point), _vec(head), _vec(tail), radius + hit_radius)
     return np.asarray(point, np.float64) if pushed is None else np.array(pushed)
+
+
+def _vec(a: np.ndarray) -> Vec:
+    return float(a[0]), float(a[1]), float(a[2])
 
 
 class ColliderFrame:

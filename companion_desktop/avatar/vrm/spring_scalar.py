@@ -11,10 +11,11 @@ order of operations up to rounding). Joints in a center space or with an indirec
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
+
+from .spring_setup import Level
 
 
 class SpringArrays(Protocol):
@@ -22,7 +23,7 @@ class SpringArrays(Protocol):
     arrays it writes back (``_next``, ``_turn``): joints in depth order, one row each."""
 
     count: int
-    _levels: Sequence[Any]  # each with ``sl`` (a slice), ``index``, ``center``, ``indirect``
+    _levels: list[Level]
     skeleton: Any  # ``rest_scale`` per node
     nodes: np.ndarray
     anchor: np.ndarray
@@ -86,7 +87,7 @@ class ScalarBlock:
         self.turn_alt = sim._turn_alt[sl].tolist()
         self.rest_rot = sim.rest_rot[sl].tolist()
         self.scale = sim.skeleton.rest_scale[sim.nodes[sl]].tolist()
-        self.static: Rows = []
+        self.static: list[Rows] = []  # each row's parent matrix (3 rows of 4)
         self.length: list[float] = []
         self.gravity: Rows = []
         self.orders: list[list[int]] = sim.orders[sl]
@@ -107,11 +108,12 @@ class ScalarBlock:
         external = sim._world[self.external].tolist() if len(self.external) else []
         cols = sim._cols
         worlds: list[Rows | None] = [None] * self.rows
-        nexts: Rows = []
+        nexts: list[tuple[float, float, float]] = []
         turns: Rows = []
         for i in range(self.rows):
             kind, k = self.parent[i]
-            p = self.static[i] if kind == 0 else external[k] if kind == 1 else worlds[k]
+            # row k comes earlier in depth order, and its world was written as it has children
+            p = self.static[i] if kind == 0 else external[k] if kind == 1 else cast(Rows, worlds[k])
             (a0, a1, a2, t0), (b0, b1, b2, t1), (c0, c1, c2, t2) = p[0], p[1], p[2]
             (f00, f01, f02, f03, f04), (f10, f11, f12, f13, f14), (f20, f21, f22, f23, f24) = \
                 self.frame_cols[i]

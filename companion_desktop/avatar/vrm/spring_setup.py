@@ -69,7 +69,8 @@ def collect_joints(model: VrmModel, sk: Skeleton) -> list[JointSpec]:
                      if 0 <= c < len(model.colliders) and 0 <= model.colliders[c].node < sk.count]
         center = chain.center if chain.center is not None else -1
         center = center if 0 <= center < sk.count else -1
-        pairs = [(a, b.node) for a, b in zip(chain.joints, chain.joints[1:], strict=False)]
+        pairs: list[tuple[SpringJoint, int | None]] = [
+            (a, b.node) for a, b in zip(chain.joints, chain.joints[1:], strict=False)]
         if len(chain.joints) == 1:
             pairs = [(chain.joints[0], None)]
         for joint, tail in pairs:

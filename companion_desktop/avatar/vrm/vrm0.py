@@ -22,7 +22,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -50,7 +50,8 @@ PRESETS = {
     "neutral": "neutral",
 }  # fmt: skip
 THUMBS = {"ThumbProximal": "ThumbMetacarpal", "ThumbIntermediate": "ThumbProximal"}
-COLOR_PROPERTIES = {
+_ColorKind = Literal["color", "shadeColor", "emissionColor", "rimColor", "outlineColor"]
+COLOR_PROPERTIES: dict[str, _ColorKind] = {
     "_Color": "color", "_ShadeColor": "shadeColor", "_EmissionColor": "emissionColor",
     "_RimColor": "rimColor", "_OutlineColor": "outlineColor",
 }  # fmt: skip
@@ -130,7 +131,7 @@ def _add_material_value(ctx: LoadContext, model: VrmModel, expression: Expressio
             rgba = np.array(target, np.float32)
             rgba[:3] = srgb_to_linear(rgba[:3])
             expression.material_color_binds.append(
-                MaterialColorBind(material, COLOR_PROPERTIES[prop], rgba)  # type: ignore[arg-type]
+                MaterialColorBind(material, COLOR_PROPERTIES[prop], rgba)
             )
 
 
@@ -146,15 +147,15 @@ def read_blend_shapes(ctx: LoadContext, model: VrmModel, master: dict, props: li
         expression = Expression(name, preset is not None, is_binary=as_bool(group.get("isBinary")))
         for bind in map(as_dict, as_list(group.get("binds"))):
             mesh = index_or_none(bind.get("mesh"), len(model.meshes))
-            target = bind.get("index")
             count = max((len(p.targets) for p in model.meshes[mesh].primitives), default=0) \
                 if mesh is not None else 0
-            if mesh is None or index_or_none(target, count) is None:
+            target = index_or_none(bind.get("index"), count)
+            if mesh is None or target is None:
                 ctx.warn(f"expression {name!r} binds a morph target that does not exist",
                          "the bind is ignored")
                 continue
             weight = min(max(as_float(bind.get("weight"), 100.0) / 100.0, 0.0), 1.0)
-            expression.morph_binds.append(MorphBind(mesh, int(target), weight))
+            expression.morph_binds.append(MorphBind(mesh, target, weight))
         for value in map(as_dict, as_list(group.get("materialValues"))):
             _add_material_value(ctx, model, expression, value, props)
         expressions[name] = expression
@@ -173,7 +174,8 @@ def _range_map(raw: Any, default_scale: float, curved: list) -> RangeMap:
 
 
 def read_look_at(ctx: LoadContext, first_person: dict) -> LookAt:
-    kind = "expression" if first_person.get("lookAtTypeName") == "BlendShape" else "bone"
+    kind: Literal["bone", "expression"] = \
+        "expression" if first_person.get("lookAtTypeName") == "BlendShape" else "bone"
     scale = 1.0 if kind == "expression" else 10.0
     curved: list = []
     offset = as_xyz(first_person.get("firstPersonBoneOffset"), (0, 0.06, 0))

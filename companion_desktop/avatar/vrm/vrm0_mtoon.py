@@ -33,9 +33,9 @@ import numpy as np
 
 from .fields import as_dict, as_float, as_int, as_list, as_str, index_or_none
 from .load_context import LoadContext
-from .model import Material, MToon, TextureRef
+from .model import AlphaMode, Material, MToon, TextureRef
 
-UNLIT_SHADERS = {
+UNLIT_SHADERS: dict[str, AlphaMode] = {
     "VRM/UnlitTexture": "OPAQUE", "VRM/UnlitCutout": "MASK",
     "VRM/UnlitTransparent": "BLEND", "VRM/UnlitTransparentZWrite": "BLEND",
 }  # fmt: skip
@@ -96,7 +96,7 @@ def apply_material_properties(ctx: LoadContext, materials: list[Material], entri
             _apply_mtoon(ctx, materials[i], prop, texture_count, queues.get(i, 0))
         elif shader in UNLIT_SHADERS:
             materials[i].unlit = True
-            materials[i].alpha_mode = UNLIT_SHADERS[shader]  # type: ignore[assignment]
+            materials[i].alpha_mode = UNLIT_SHADERS[shader]
 
 
 def _apply_mtoon(ctx: LoadContext, material: Material, p: _Props, texture_count: int,

@@ -65,7 +65,7 @@ def _walk(model: VrmModel, root: int, used: set[int]) -> list[list[int]]:
     chains: list[list[int]] = []
     starts = [root]
     while starts:
-        node = starts.pop(0)
+        node: int | None = starts.pop(0)
         chain = []
         while node is not None and node not in used:
             used.add(node)

@@ -10,7 +10,7 @@ dropped with a warning.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from .constraints import AIM_AXES, KINDS, ROLL_AXES, NodeConstraint, order_constraints
 from .fields import as_bool, as_dict, as_float, as_list, as_pair, as_str, as_vec, get, index_or_none
@@ -81,12 +81,13 @@ def _expression(
     for bind in map(as_dict, as_list(raw.get("morphTargetBinds"))):
         node = index_or_none(bind.get("node"), len(model.nodes))
         mesh = model.nodes[node].mesh if node is not None else None
-        target = bind.get("index")
-        if mesh is None or index_or_none(target, _target_count(model, mesh)) is None:
+        morph = index_or_none(bind.get("index"), _target_count(model, mesh)) \
+            if mesh is not None else None
+        if mesh is None or morph is None:
             ctx.warn(f"{what} binds a morph target that does not exist", "the bind is ignored")
             continue
         weight = min(max(as_float(bind.get("weight"), 1.0), 0.0), 1.0)
-        expression.morph_binds.append(MorphBind(mesh, int(target), weight))
+        expression.morph_binds.append(MorphBind(mesh, morph, weight))
     for bind in map(as_dict, as_list(raw.get("materialColorBinds"))):
         material = index_or_none(bind.get("material"), materials)
         kind = bind.get("type")
@@ -134,7 +135,8 @@ def _range_map(raw: Any, default_scale: float) -> RangeMap:
 
 
 def read_look_at(raw: dict) -> LookAt:
-    kind = "expression" if raw.get("type") == "expression" else "bone"
+    kind: Literal["bone", "expression"] = \
+        "expression" if raw.get("type") == "expression" else "bone"
     scale = 1.0 if kind == "expression" else 10.0
     return LookAt(
         type=kind,
@@ -228,4 +230,4 @@ def _constraint(ctx: LoadContext, node: int, raw: dict, count: int, what: str
                      "the constraint is dropped")
             return None
     weight = min(max(as_float(spec.get("weight"), 1.0), 0.0), 1.0)
-    return NodeConstraint(kind, node, source, axis, weight)  # type: ignore[arg-type]
+    return NodeConstraint(kind, node, source, axis, weight)

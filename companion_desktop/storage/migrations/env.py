@@ -17,7 +17,7 @@ numbered ``0001``, ``0002``, ... and use ``op.batch_alter_table`` for SQLite.
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine
+from sqlalchemy import Connection, create_engine
 
 from companion_desktop.storage.models import Base
 
@@ -25,7 +25,7 @@ config = context.config
 target_metadata = Base.metadata
 
 
-def _run(connection) -> None:  # type: ignore[no-untyped-def]
+def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
