@@ -117,7 +117,7 @@ def stat_phrase(stat: str, value: int) -> str:
     """A phrase for a relationship stat by range (affection 0-1000, others 0-100)."""
     fraction = value / _STAT_MAX.get(stat, 100)
     phrases = _STAT_PHRASES[stat]
-    for band, phrase in zip(_BANDS, phrases):
+    for band, phrase in zip(_BANDS, phrases, strict=False):
         if fraction < band:
             return phrase
     return phrases[-1]

@@ -219,9 +219,8 @@ def split_speech(visible: str) -> tuple[str, list[SpokenPart]]:
 def calls_settled(text: str) -> bool:
     """True when nothing written after ``text`` (from a new line on) can change how its
     ``speak()`` calls read while streaming: the last one is closed by its bracket."""
-    last = None
-    for last in _CALL.finditer(text):
-        pass
+    calls = list(_CALL.finditer(text))
+    last = calls[-1] if calls else None
     if last is None:
         return True
     pos = last.end()

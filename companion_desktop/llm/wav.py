@@ -91,7 +91,8 @@ def _mono(pcm: bytes, channels: int) -> bytes:
         return pcm
     samples = array("h", pcm)
     lanes = [samples[c::channels] for c in range(channels)]
-    return array("h", (sum(frame) // channels for frame in zip(*lanes))).tobytes()
+    frames = zip(*lanes, strict=False)  # a partial last frame is dropped
+    return array("h", (sum(frame) // channels for frame in frames)).tobytes()
 
 
 def decode_wav_from(data: bytes, source: str) -> SpeechAudio:

@@ -132,7 +132,7 @@ class _KeyTable:
         self.span = max(float(t[-1]) for t in times) + 3.0
         self.offsets = np.arange(len(tracks), dtype=np.float64) * self.span
         self.times = np.concatenate(times)
-        self.shifted = np.concatenate([t + o for t, o in zip(times, self.offsets)])
+        self.shifted = np.concatenate([t + o for t, o in zip(times, self.offsets, strict=True)])
         self.values = quat.normalize(np.concatenate([np.asarray(t.values, np.float64)
                                                      for t in tracks]))
         self.linear = np.array([t.interpolation == "LINEAR" for t in tracks])

@@ -38,7 +38,7 @@ def morphed_positions(primitive: Primitive, weights: np.ndarray | None) -> np.nd
     positions = primitive.positions.astype(np.float32, copy=True)
     if weights is None:
         return positions
-    for target, weight in zip(primitive.targets, weights):
+    for target, weight in zip(primitive.targets, weights, strict=False):  # a model may list fewer
         if weight != 0.0:
             positions += np.float32(weight) * target.positions
     return positions

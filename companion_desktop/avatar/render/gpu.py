@@ -213,7 +213,7 @@ class GpuModel:
     # -- per frame -------------------------------------------------------------
     def update_joints(self, joint_matrices: list[np.ndarray]) -> None:
         """Write each skin's (joints, 4, 4) matrices (row-major numpy) as columns."""
-        for (buf, _tex), matrices in zip(self.joints, joint_matrices):
+        for (buf, _tex), matrices in zip(self.joints, joint_matrices, strict=True):
             if not len(matrices):
                 continue
             columns = np.ascontiguousarray(np.asarray(matrices, np.float32).transpose(0, 2, 1))

@@ -169,7 +169,8 @@ class LookAtController:
         ox, oy, oz = self._offset
         tx, ty, tz = self.target.tolist()
         # d = target - origin, origin = head position + R_head offset
-        d = [t - (r[0] * ox + r[1] * oy + r[2] * oz + r[3]) for t, r in zip((tx, ty, tz), m)]
+        d = [t - (r[0] * ox + r[1] * oy + r[2] * oz + r[3])  # rows 0..2 of m
+             for t, r in zip((tx, ty, tz), m, strict=False)]
         # the head's normalized frame N = R_world R_rest^T, so local = R_rest R_world^T d
         # (R_world with its columns scaled to unit length)
         v = []
