@@ -68,7 +68,8 @@ def merge_state_changes(*changes: dict[str, Any]) -> dict[str, Any]:
 
 
 def apply_choice(event: EventDefinition, choice: SceneChoice | int | None = None) -> ChoiceOutcome:
-    """The outcome of playing ``event`` with ``choice`` (a choice or its index; None = dismissed)."""
+    """The outcome of playing ``event`` with ``choice`` (a choice or its index;
+    None = dismissed)."""
     if isinstance(choice, int):
         if event.scene is None or not 0 <= choice < len(event.scene.choices):
             raise IndexError(f"event {event.id!r} has no choice {choice}")
@@ -78,7 +79,9 @@ def apply_choice(event: EventDefinition, choice: SceneChoice | int | None = None
         if marker not in markers:
             markers.append(marker)
     return ChoiceOutcome(
-        state_changes=merge_state_changes(event.state_changes, choice.state_changes if choice else {}),
+        state_changes=merge_state_changes(
+            event.state_changes, choice.state_changes if choice else {}
+        ),
         markers=markers,
         next_scene_id=choice.next_scene_id if choice else None,
     )

@@ -12,7 +12,9 @@ from .model import EventDefinition
 STRAIN_EVENT_ID = "relationship_strain"
 
 
-def is_available(event: EventDefinition, state: CharacterState, now: datetime, history: Mapping[str, datetime]) -> bool:
+def is_available(
+    event: EventDefinition, state: CharacterState, now: datetime, history: Mapping[str, datetime]
+) -> bool:
     """One-time events never twice; repeatable ones wait ``cooldown_days`` after their last
     completion (or one of ``cooldown_from``), the boundary included."""
     if event.one_time:

@@ -62,7 +62,9 @@ def evaluate_condition(
             current = _stat(state, value["stat"])
             if current is None:
                 return False
-            return current >= value["value"] if kind == "stat_at_least" else current < value["value"]
+            return (
+                current >= value["value"] if kind == "stat_at_least" else current < value["value"]
+            )
         if kind == "days_known_at_least":
             return state.days_known >= value
         if kind == "interactions_at_least":
@@ -106,5 +108,6 @@ def evaluate_all(
     rng: RandomSource | None = None,
 ) -> bool:
     """All conditions pass. ``chance`` ones are drawn last, only if the rest pass."""
-    ordered = [c for c in conditions if c.type != "chance"] + [c for c in conditions if c.type == "chance"]
+    ordered = ([c for c in conditions if c.type != "chance"]
+               + [c for c in conditions if c.type == "chance"])
     return all(evaluate_condition(c, state, now, hours_away=hours_away, rng=rng) for c in ordered)

@@ -17,8 +17,8 @@ def apply_event_outcome(state: CharacterState, state_changes: dict[str, Any], ma
     Companion Mode), the mood change, the markers recorded once, the stage re-checked
     (an accept choice's marker can unlock a stage)."""
     mood = state_changes.get("mood")
-    change = MoodChange(mood["emotion"], int(mood.get("intensity_delta", 0)),
-                        mood.get("cause")) if isinstance(mood, dict) and mood.get("emotion") else None
+    change = (MoodChange(mood["emotion"], int(mood.get("intensity_delta", 0)), mood.get("cause"))
+              if isinstance(mood, dict) and mood.get("emotion") else None)
 
     def delta(stat: str) -> int:
         return int(state_changes.get(stat, 0))
