@@ -21,7 +21,8 @@ def being_shown_layer(source_name: str | None = None, earlier_photos: int = 0) -
         lines.append(f"They called the file \"{source_name[:80]}\".")
     if earlier_photos:
         lines.append(f"They have shown you {earlier_photos} other photo"
-                     f"{'s' if earlier_photos != 1 else ''} before; you keep them on your photoboard.")
+                     f"{'s' if earlier_photos != 1 else ''} before; "
+                     "you keep them on your photoboard.")
     return "\n".join(lines)
 
 

@@ -99,7 +99,8 @@ def apply_written_scene(event: EventDefinition, written: Any) -> EventDefinition
     for template, line in zip(scene.choices, lines, strict=True):
         if not isinstance(line, dict):
             return None
-        text, response = _text(line.get("text"), MAX_CHOICE), _text(line.get("response"), MAX_RESPONSE)
+        text, response = (_text(line.get("text"), MAX_CHOICE),
+                          _text(line.get("response"), MAX_RESPONSE))
         if text is None or response is None:
             return None
         choices.append(replace(template, text=text, response=response))

@@ -42,7 +42,9 @@ for _names, _unit_seconds in (
     for _name in _names:
         _UNITS[_name] = _unit_seconds
 
-_WORD_ALT = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _WORDS), key=len, reverse=True))
+_WORD_ALT = "|".join(
+    sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _WORDS), key=len, reverse=True)
+)
 _UNIT_ALT = "|".join(sorted(_UNITS, key=len, reverse=True))
 
 _DURATION = re.compile(
@@ -57,7 +59,8 @@ _DURATION = re.compile(
 )
 _REMIND_ME = re.compile(r"\bremind\s+me\b", re.I)
 _LEAD = re.compile(r"^(?:\s|[,:;.!-])*(?:(?:to|that|about|of|i\s+need\s+to|please)\b\s*)*", re.I)
-_TRAIL = re.compile(r"(?:\s|[,:;.!?-])*(?:\bplease\b|\bok(?:ay)?\b|\bthanks?\b|\bthank\s+you\b)?(?:\s|[,:;.!?-])*$",
+_TRAIL = re.compile(r"(?:\s|[,:;.!?-])*"
+                    r"(?:\bplease\b|\bok(?:ay)?\b|\bthanks?\b|\bthank\s+you\b)?(?:\s|[,:;.!?-])*$",
                     re.I)
 
 

@@ -49,7 +49,9 @@ def register_interaction(state: CharacterState, now: datetime) -> CharacterState
     )
 
 
-def apply_updates(state: CharacterState, updates: StateUpdates) -> tuple[CharacterState, dict[str, int]]:
+def apply_updates(
+    state: CharacterState, updates: StateUpdates
+) -> tuple[CharacterState, dict[str, int]]:
     """Apply deltas within each stat's range; Companion Mode moves only mood and energy.
 
     Returns the new state and the deltas that actually landed (``energy`` plus the
@@ -93,7 +95,9 @@ def apply_user_turn(
     new.relationship_stage = check.stage
     rel = None
     if familiarity is not None:
-        rel = record_interaction(familiarity, analysis.sentiment, len(message), conversation_turns, now)
+        rel = record_interaction(
+            familiarity, analysis.sentiment, len(message), conversation_turns, now
+        )
         if merged.shared_reference is not None:
             ref = merged.shared_reference
             rel = add_shared_reference(rel, ref.type, ref.content)
@@ -115,4 +119,6 @@ def apply_system_turn(
     if mood_change is not None:
         new.updated_at = now
     applied = {stat: 0 for stat in ("energy", *RELATIONSHIP_STATS)}
-    return TurnOutcome(new, updates, applied, StageCheck(state.relationship_stage, state.relationship_stage))
+    return TurnOutcome(
+        new, updates, applied, StageCheck(state.relationship_stage, state.relationship_stage)
+    )
