@@ -297,7 +297,8 @@ def _load_sentence_transformer(
         model = SentenceTransformer(str(choice.path), device="cpu", local_files_only=True)
     except Exception as exc:  # noqa: BLE001 - any failure means: no embeddings
         raise EmbedderUnavailable(f"cannot load {choice.name} from {choice.path}: {exc}") from exc
-    getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    getter = (getattr(model, "get_embedding_dimension", None)
+              or model.get_sentence_embedding_dimension)
     dim = int(getter() or choice.dim)
     report(f"Loaded {choice.name} ({dim} dimensions)")
     return SentenceTransformerEmbedder(model, choice.name, dim)

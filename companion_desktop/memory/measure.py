@@ -78,7 +78,8 @@ def rss_child(backend: str) -> None:
         line.split(":", 1) for line in open("/proc/self/status", encoding="ascii") if ":" in line
     )
     torch = "torch" in sys.modules
-    print(f"{int(status['VmRSS'].split()[0]) / 1024:.0f} {int(status['VmHWM'].split()[0]) / 1024:.0f}"
+    print(f"{int(status['VmRSS'].split()[0]) / 1024:.0f} "
+          f"{int(status['VmHWM'].split()[0]) / 1024:.0f}"
           f" {int(torch)} {type(embedder).__name__}")
 
 
@@ -109,7 +110,8 @@ def main(argv: list[str]) -> int:
             print(f"  {b:>21}: load {f['load_s']:.2f} s, query p50 {f['query_p50_ms']:.1f} ms, "
                   f"512 sentences in batches of 32: {f['per_s']:.0f} sentences/s")
         new, old = figures["numpy"], figures["sentence-transformers"]
-        print(f"  numpy / sentence-transformers: query p50 x{new['query_p50_ms'] / old['query_p50_ms']:.2f}"
+        print("  numpy / sentence-transformers: query p50 "
+              f"x{new['query_p50_ms'] / old['query_p50_ms']:.2f}"
               f", throughput x{new['per_s'] / old['per_s']:.2f}")
     if what in ("all", "rss"):
         print("memory after loading and embedding one sentence (fresh process each):")

@@ -104,7 +104,8 @@ def plan_folder(path: Path) -> FolderPlan:
         raise UnsupportedModel("a default prompt is configured")
     folder = path / str(modules[0].get("path", ""))
     if not (folder / "model.safetensors").is_file():
-        extra = " (pytorch_model.bin needs torch)" if (folder / "pytorch_model.bin").is_file() else ""
+        extra = (" (pytorch_model.bin needs torch)" if (folder / "pytorch_model.bin").is_file()
+                 else "")
         raise UnsupportedModel("no model.safetensors" + extra)
     if not (folder / "tokenizer.json").is_file():
         raise UnsupportedModel("no tokenizer.json")
@@ -147,7 +148,9 @@ def _load_tokenizer(plan: FolderPlan) -> Tokenizer:
 
     tok = Tokenizer.from_file(str(plan.transformer / "tokenizer.json"))
     tok.no_padding()
-    tok.enable_truncation(plan.max_seq_length, stride=0, strategy="longest_first", direction="right")
+    tok.enable_truncation(
+        plan.max_seq_length, stride=0, strategy="longest_first", direction="right"
+    )
     if plan.lowercase:  # what sentence-transformers does for do_lower_case
         current = tok.normalizer
         if isinstance(current, normalizers.Sequence):

@@ -90,7 +90,9 @@ class Frame:
 
 def joint_matrices(model: VrmModel, world: np.ndarray) -> list[np.ndarray]:
     return [
-        np.einsum("jab,jbc->jac", world[np.asarray(skin.joints, int)], skin.inverse_bind).astype(np.float32)
+        np.einsum(
+            "jab,jbc->jac", world[np.asarray(skin.joints, int)], skin.inverse_bind
+        ).astype(np.float32)
         if skin.joints
         else np.zeros((0, 4, 4), np.float32)
         for skin in model.skins

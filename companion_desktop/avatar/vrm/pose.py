@@ -56,7 +56,8 @@ class Skeleton:
         self.bone_parent_rot_inv = quat.conjugate(parent_rot)
         # raw_local = P^-1 * q * (P * rest_local) is linear in q: one 4x4 map per bone
         self.bone_maps = quat.sandwich_maps(
-            self.bone_parent_rot_inv, quat.multiply(parent_rot, self.rest_rotation[self.bone_nodes]))
+            self.bone_parent_rot_inv,
+            quat.multiply(parent_rot, self.rest_rotation[self.bone_nodes]))
         self.hips = model.humanoid.get("hips")
         self.hips_parent_world_inv = np.eye(4)
         if self.hips is not None and 0 <= self.hips < self.count:
