@@ -232,9 +232,11 @@ def _write_archive(path: Path, members: list[tuple[str, Path]],
     done, files = 0, []
     with zipfile.ZipFile(path, "w", allowZip64=True) as archive:
         for name, file in members:
-            compress = zipfile.ZIP_STORED if file.suffix.lower() in _STORED else zipfile.ZIP_DEFLATED
+            compress = (zipfile.ZIP_STORED if file.suffix.lower() in _STORED
+                        else zipfile.ZIP_DEFLATED)
             digest, size = hashlib.sha256(), 0
-            with file.open("rb") as src, archive.open(_info(name, compress), "w", force_zip64=True) as dst:
+            with (file.open("rb") as src,
+                  archive.open(_info(name, compress), "w", force_zip64=True) as dst):
                 for chunk in chunks(src):
                     digest.update(chunk)
                     dst.write(chunk)

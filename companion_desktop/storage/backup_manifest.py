@@ -132,6 +132,7 @@ def damaged_info(archive: Path, problem: str) -> BackupInfo:
 def is_member_name(name: str) -> bool:
     """A safe archive path: relative, no ``..``, the database or inside a known folder."""
     parts = PurePosixPath(name).parts
-    if not parts or name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
+    if (not parts or name.startswith("/") or "\\" in name
+            or any(p in ("", ".", "..") for p in parts)):
         return False
     return name == DB_FILENAME or (len(parts) > 1 and parts[0] in FOLDERS)

@@ -15,9 +15,9 @@
    discarded. The previous state stays in ``old`` until every item is in.
 
 A stage folder is recognised by its exact name and its ``STAGE`` marker: nothing else
-in the data folder is ever touched. The database must not be open elsewhere: a running app holds it, so
-:func:`restore_backup` refuses then (``DatabaseInUseError``). The app itself
-stages the restore with ``pending=True`` (marker ``PENDING``): it is swapped in
+in the data folder is ever touched. The database must not be open elsewhere: a running
+app holds it, so :func:`restore_backup` refuses then (``DatabaseInUseError``). The app
+itself stages the restore with ``pending=True`` (marker ``PENDING``): it is swapped in
 the next time the database is opened by a program that is alone on it.
 """
 
@@ -191,7 +191,8 @@ def _check_format(archive: Path, version: object) -> None:
 
 def _check_schema(archive: Path, revisions: object) -> None:
     known = migrate.known_revisions()
-    unknown = [r for r in (revisions or []) if r not in known] if isinstance(revisions, list) else []
+    unknown = ([r for r in (revisions or []) if r not in known] if isinstance(revisions, list)
+               else [])
     if unknown:
         raise BackupError(
             f"{archive} was made by a newer version of companion-desktop (schema revision "

@@ -100,8 +100,9 @@ class Database:
 
         A restore left unfinished (or staged by the running app) is completed first, and
         a database that needs migrating is backed up first (``storage.backup``; no
-        backup, no migration). ``busy_timeout`` is in seconds. Raises a StorageError subclass: a file from
-        a newer app or a non-SQLite file is refused before anything is written.
+        backup, no migration). ``busy_timeout`` is in seconds. Raises a StorageError
+        subclass: a file from a newer app or a non-SQLite file is refused before anything
+        is written.
         """
         folder = Path(data_dir).expanduser()
         path = folder / DB_FILENAME

@@ -51,10 +51,14 @@ def pending_reminders(session: Session) -> list[ReminderRecord]:
 
 def all_reminders(session: Session) -> list[ReminderRecord]:
     """Every reminder, soonest first."""
-    return [_record(r) for r in session.scalars(select(ReminderRow).order_by(ReminderRow.trigger_at))]
+    return [
+        _record(r) for r in session.scalars(select(ReminderRow).order_by(ReminderRow.trigger_at))
+    ]
 
 
-def due_reminders(session: Session, now: datetime, stale: Stale | None = None) -> list[ReminderRecord]:
+def due_reminders(
+    session: Session, now: datetime, stale: Stale | None = None
+) -> list[ReminderRecord]:
     """Reminders not fired yet whose ``trigger_at`` has passed (missed ones included), soonest
     first. With ``stale``, those another live claim holds are left out."""
     rows = session.scalars(

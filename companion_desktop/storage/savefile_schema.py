@@ -239,7 +239,8 @@ def check_depth(raw: Any) -> None:
     stack: list[tuple[Any, int]] = [(raw, 1)]
     while stack:
         value, depth = stack.pop()
-        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        children = (value.values() if isinstance(value, dict)
+                    else value if isinstance(value, list) else ())
         for child in children:
             if isinstance(child, (dict, list)):
                 if depth + 1 > MAX_DEPTH:

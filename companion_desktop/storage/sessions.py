@@ -18,7 +18,9 @@ def unsummarized_sessions(session: Session, exclude: int | None = None) -> list[
 
 def session_turns(session: Session, session_id: int) -> list[tuple[str, str]]:
     rows = session.execute(
-        select(TurnRow.role, TurnRow.content).where(TurnRow.session_id == session_id).order_by(TurnRow.id)
+        select(TurnRow.role, TurnRow.content)
+        .where(TurnRow.session_id == session_id)
+        .order_by(TurnRow.id)
     )
     return [(role, content) for role, content in rows]
 
