@@ -5,18 +5,159 @@ from these statements without importing Alembic."""
 REVISION = '0002_reminder_claims'
 
 STATEMENTS = (
-    'CREATE TABLE alembic_version (\n\tversion_num VARCHAR(32) NOT NULL, \n\tCONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)\n);',
+    'CREATE TABLE alembic_version (\n'
+    '\tversion_num VARCHAR(32) NOT NULL, \n'
+    '\tCONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)\n'
+    ');',
     'INSERT INTO "alembic_version" VALUES(\'0002_reminder_claims\');',
-    "CREATE TABLE animation_library (\n\tid VARCHAR(64) NOT NULL, \n\tname VARCHAR(200) NOT NULL, \n\tdescription TEXT NOT NULL, \n\tkind VARCHAR(16) NOT NULL, \n\tfile_path TEXT, \n\tenabled BOOLEAN NOT NULL, \n\tin_idle_pool BOOLEAN NOT NULL, \n\tcreated_at VARCHAR(40) NOT NULL, \n\tPRIMARY KEY (id), \n\tCONSTRAINT kind_known CHECK (kind IN ('idle', 'emote', 'upload'))\n);",
-    "CREATE TABLE character_state (\n\tid INTEGER NOT NULL, \n\tname VARCHAR(200) NOT NULL, \n\tsystem_prompt TEXT NOT NULL, \n\textensions JSON NOT NULL, \n\tmood_primary VARCHAR(32) NOT NULL, \n\tmood_intensity INTEGER NOT NULL, \n\tmood_secondary VARCHAR(32), \n\tmood_causes JSON NOT NULL, \n\tenergy INTEGER NOT NULL, \n\taffection INTEGER NOT NULL, \n\ttrust INTEGER NOT NULL, \n\tintimacy INTEGER NOT NULL, \n\tcomfort INTEGER NOT NULL, \n\trespect INTEGER NOT NULL, \n\tapp_mode VARCHAR(16) NOT NULL, \n\trelationship_stage VARCHAR(32) NOT NULL, \n\tsaved_dating_sim_stage VARCHAR(32), \n\tpersonality JSON NOT NULL, \n\tlast_interaction VARCHAR(40), \n\tlast_decay_at VARCHAR(40), \n\tfirst_met VARCHAR(40) NOT NULL, \n\tdays_known INTEGER NOT NULL, \n\ttotal_interactions INTEGER NOT NULL, \n\tcurrent_streak INTEGER NOT NULL, \n\tlongest_streak INTEGER NOT NULL, \n\tstreak_last_date VARCHAR(10), \n\tcompleted_events JSON NOT NULL, \n\tcreated_at VARCHAR(40) NOT NULL, \n\tupdated_at VARCHAR(40) NOT NULL, \n\tPRIMARY KEY (id), \n\tCONSTRAINT single_row CHECK (id = 1), \n\tCONSTRAINT energy_range CHECK (energy BETWEEN 0 AND 100), \n\tCONSTRAINT trust_range CHECK (trust BETWEEN 0 AND 100), \n\tCONSTRAINT intimacy_range CHECK (intimacy BETWEEN 0 AND 100), \n\tCONSTRAINT comfort_range CHECK (comfort BETWEEN 0 AND 100), \n\tCONSTRAINT respect_range CHECK (respect BETWEEN 0 AND 100), \n\tCONSTRAINT mood_intensity_range CHECK (mood_intensity BETWEEN 0 AND 100), \n\tCONSTRAINT affection_range CHECK (affection BETWEEN 0 AND 1000), \n\tCONSTRAINT app_mode_known CHECK (app_mode IN ('companion', 'dating_sim'))\n);",
-    'CREATE TABLE completed_events (\n\tid INTEGER NOT NULL, \n\tevent_id VARCHAR(100) NOT NULL, \n\tevent_type VARCHAR(32), \n\tchoice_index INTEGER, \n\toutcome TEXT, \n\tstate_changes JSON, \n\tcompleted_at VARCHAR(40) NOT NULL, \n\tPRIMARY KEY (id)\n);',
-    "CREATE TABLE conversation_turns (\n\tid INTEGER NOT NULL, \n\tsession_id INTEGER, \n\trole VARCHAR(16) NOT NULL, \n\tcontent TEXT NOT NULL, \n\tmetadata JSON, \n\tcreated_at VARCHAR(40) NOT NULL, \n\tPRIMARY KEY (id), \n\tCONSTRAINT role_known CHECK (role IN ('user', 'assistant', 'system')), \n\tFOREIGN KEY(session_id) REFERENCES sessions (id) ON DELETE SET NULL\n);",
-    "CREATE TABLE facts (\n\tid INTEGER NOT NULL, \n\tcontent TEXT NOT NULL, \n\tcategory VARCHAR(32) NOT NULL, \n\timportance FLOAT NOT NULL, \n\tconfidence FLOAT NOT NULL, \n\tsource TEXT, \n\treference_count INTEGER NOT NULL, \n\tcreated_at VARCHAR(40) NOT NULL, \n\tlast_accessed VARCHAR(40), \n\tembedding BLOB, \n\tembedding_model VARCHAR(200), \n\tPRIMARY KEY (id), \n\tCONSTRAINT category_known CHECK (category IN ('user', 'relationship', 'shared_experience')), \n\tCONSTRAINT importance_range CHECK (importance BETWEEN 0 AND 100), \n\tCONSTRAINT confidence_range CHECK (confidence BETWEEN 0 AND 1)\n);",
-    'CREATE TABLE familiarity (\n\tid INTEGER NOT NULL, \n\tscope INTEGER, \n\trelationship_score FLOAT NOT NULL, \n\ttotal_interactions INTEGER NOT NULL, \n\tpositive_interactions INTEGER NOT NULL, \n\tnegative_interactions INTEGER NOT NULL, \n\tavg_message_length FLOAT NOT NULL, \n\tconversation_depth_avg FLOAT NOT NULL, \n\tshared_references JSON NOT NULL, \n\tfirst_interaction_at VARCHAR(40), \n\tlast_interaction_at VARCHAR(40), \n\tPRIMARY KEY (id), \n\tCONSTRAINT score_range CHECK (relationship_score BETWEEN 0 AND 100)\n);',
-    'CREATE TABLE keepsake_photos (\n\tid INTEGER NOT NULL, \n\tfile_path TEXT NOT NULL, \n\tthumbnail_path TEXT NOT NULL, \n\tmime_type VARCHAR(64) NOT NULL, \n\twidth INTEGER NOT NULL, \n\theight INTEGER NOT NULL, \n\tnote TEXT, \n\tturn_id INTEGER, \n\tcreated_at VARCHAR(40) NOT NULL, \n\tPRIMARY KEY (id), \n\tFOREIGN KEY(turn_id) REFERENCES conversation_turns (id) ON DELETE SET NULL\n);',
-    'CREATE TABLE reminders (\n\tid INTEGER NOT NULL, \n\ttrigger_at VARCHAR(40) NOT NULL, \n\tcontent TEXT NOT NULL, \n\texecuted BOOLEAN NOT NULL, \n\tdismissed BOOLEAN NOT NULL, \n\tcreated_at VARCHAR(40) NOT NULL, \n\tsession_id INTEGER, claimed_by VARCHAR(100), claimed_at VARCHAR(40), \n\tPRIMARY KEY (id), \n\tFOREIGN KEY(session_id) REFERENCES sessions (id) ON DELETE SET NULL\n);',
-    'CREATE TABLE sessions (\n\tid INTEGER NOT NULL, \n\tstarted_at VARCHAR(40) NOT NULL, \n\tended_at VARCHAR(40), \n\tsummary TEXT, \n\tkey_topics JSON NOT NULL, \n\temotional_arc TEXT, \n\tstate_snapshot JSON, \n\tmessage_count INTEGER NOT NULL, \n\tPRIMARY KEY (id)\n);',
-    'CREATE TABLE settings (\n\tsection VARCHAR(64) NOT NULL, \n\tdata JSON NOT NULL, \n\tupdated_at VARCHAR(40) NOT NULL, \n\tPRIMARY KEY (section)\n);',
+    "CREATE TABLE animation_library (\n"
+    "\tid VARCHAR(64) NOT NULL, \n"
+    "\tname VARCHAR(200) NOT NULL, \n"
+    "\tdescription TEXT NOT NULL, \n"
+    "\tkind VARCHAR(16) NOT NULL, \n"
+    "\tfile_path TEXT, \n"
+    "\tenabled BOOLEAN NOT NULL, \n"
+    "\tin_idle_pool BOOLEAN NOT NULL, \n"
+    "\tcreated_at VARCHAR(40) NOT NULL, \n"
+    "\tPRIMARY KEY (id), \n"
+    "\tCONSTRAINT kind_known CHECK (kind IN ('idle', 'emote', 'upload'))\n"
+    ");",
+    "CREATE TABLE character_state (\n"
+    "\tid INTEGER NOT NULL, \n"
+    "\tname VARCHAR(200) NOT NULL, \n"
+    "\tsystem_prompt TEXT NOT NULL, \n"
+    "\textensions JSON NOT NULL, \n"
+    "\tmood_primary VARCHAR(32) NOT NULL, \n"
+    "\tmood_intensity INTEGER NOT NULL, \n"
+    "\tmood_secondary VARCHAR(32), \n"
+    "\tmood_causes JSON NOT NULL, \n"
+    "\tenergy INTEGER NOT NULL, \n"
+    "\taffection INTEGER NOT NULL, \n"
+    "\ttrust INTEGER NOT NULL, \n"
+    "\tintimacy INTEGER NOT NULL, \n"
+    "\tcomfort INTEGER NOT NULL, \n"
+    "\trespect INTEGER NOT NULL, \n"
+    "\tapp_mode VARCHAR(16) NOT NULL, \n"
+    "\trelationship_stage VARCHAR(32) NOT NULL, \n"
+    "\tsaved_dating_sim_stage VARCHAR(32), \n"
+    "\tpersonality JSON NOT NULL, \n"
+    "\tlast_interaction VARCHAR(40), \n"
+    "\tlast_decay_at VARCHAR(40), \n"
+    "\tfirst_met VARCHAR(40) NOT NULL, \n"
+    "\tdays_known INTEGER NOT NULL, \n"
+    "\ttotal_interactions INTEGER NOT NULL, \n"
+    "\tcurrent_streak INTEGER NOT NULL, \n"
+    "\tlongest_streak INTEGER NOT NULL, \n"
+    "\tstreak_last_date VARCHAR(10), \n"
+    "\tcompleted_events JSON NOT NULL, \n"
+    "\tcreated_at VARCHAR(40) NOT NULL, \n"
+    "\tupdated_at VARCHAR(40) NOT NULL, \n"
+    "\tPRIMARY KEY (id), \n"
+    "\tCONSTRAINT single_row CHECK (id = 1), \n"
+    "\tCONSTRAINT energy_range CHECK (energy BETWEEN 0 AND 100), \n"
+    "\tCONSTRAINT trust_range CHECK (trust BETWEEN 0 AND 100), \n"
+    "\tCONSTRAINT intimacy_range CHECK (intimacy BETWEEN 0 AND 100), \n"
+    "\tCONSTRAINT comfort_range CHECK (comfort BETWEEN 0 AND 100), \n"
+    "\tCONSTRAINT respect_range CHECK (respect BETWEEN 0 AND 100), \n"
+    "\tCONSTRAINT mood_intensity_range CHECK (mood_intensity BETWEEN 0 AND 100), \n"
+    "\tCONSTRAINT affection_range CHECK (affection BETWEEN 0 AND 1000), \n"
+    "\tCONSTRAINT app_mode_known CHECK (app_mode IN ('companion', 'dating_sim'))\n"
+    ");",
+    'CREATE TABLE completed_events (\n'
+    '\tid INTEGER NOT NULL, \n'
+    '\tevent_id VARCHAR(100) NOT NULL, \n'
+    '\tevent_type VARCHAR(32), \n'
+    '\tchoice_index INTEGER, \n'
+    '\toutcome TEXT, \n'
+    '\tstate_changes JSON, \n'
+    '\tcompleted_at VARCHAR(40) NOT NULL, \n'
+    '\tPRIMARY KEY (id)\n'
+    ');',
+    "CREATE TABLE conversation_turns (\n"
+    "\tid INTEGER NOT NULL, \n"
+    "\tsession_id INTEGER, \n"
+    "\trole VARCHAR(16) NOT NULL, \n"
+    "\tcontent TEXT NOT NULL, \n"
+    "\tmetadata JSON, \n"
+    "\tcreated_at VARCHAR(40) NOT NULL, \n"
+    "\tPRIMARY KEY (id), \n"
+    "\tCONSTRAINT role_known CHECK (role IN ('user', 'assistant', 'system')), \n"
+    "\tFOREIGN KEY(session_id) REFERENCES sessions (id) ON DELETE SET NULL\n"
+    ");",
+    "CREATE TABLE facts (\n"
+    "\tid INTEGER NOT NULL, \n"
+    "\tcontent TEXT NOT NULL, \n"
+    "\tcategory VARCHAR(32) NOT NULL, \n"
+    "\timportance FLOAT NOT NULL, \n"
+    "\tconfidence FLOAT NOT NULL, \n"
+    "\tsource TEXT, \n"
+    "\treference_count INTEGER NOT NULL, \n"
+    "\tcreated_at VARCHAR(40) NOT NULL, \n"
+    "\tlast_accessed VARCHAR(40), \n"
+    "\tembedding BLOB, \n"
+    "\tembedding_model VARCHAR(200), \n"
+    "\tPRIMARY KEY (id), \n"
+    "\tCONSTRAINT category_known CHECK (category IN ('user', 'relationship', "
+    "'shared_experience')), \n"
+    "\tCONSTRAINT importance_range CHECK (importance BETWEEN 0 AND 100), \n"
+    "\tCONSTRAINT confidence_range CHECK (confidence BETWEEN 0 AND 1)\n"
+    ");",
+    'CREATE TABLE familiarity (\n'
+    '\tid INTEGER NOT NULL, \n'
+    '\tscope INTEGER, \n'
+    '\trelationship_score FLOAT NOT NULL, \n'
+    '\ttotal_interactions INTEGER NOT NULL, \n'
+    '\tpositive_interactions INTEGER NOT NULL, \n'
+    '\tnegative_interactions INTEGER NOT NULL, \n'
+    '\tavg_message_length FLOAT NOT NULL, \n'
+    '\tconversation_depth_avg FLOAT NOT NULL, \n'
+    '\tshared_references JSON NOT NULL, \n'
+    '\tfirst_interaction_at VARCHAR(40), \n'
+    '\tlast_interaction_at VARCHAR(40), \n'
+    '\tPRIMARY KEY (id), \n'
+    '\tCONSTRAINT score_range CHECK (relationship_score BETWEEN 0 AND 100)\n'
+    ');',
+    'CREATE TABLE keepsake_photos (\n'
+    '\tid INTEGER NOT NULL, \n'
+    '\tfile_path TEXT NOT NULL, \n'
+    '\tthumbnail_path TEXT NOT NULL, \n'
+    '\tmime_type VARCHAR(64) NOT NULL, \n'
+    '\twidth INTEGER NOT NULL, \n'
+    '\theight INTEGER NOT NULL, \n'
+    '\tnote TEXT, \n'
+    '\tturn_id INTEGER, \n'
+    '\tcreated_at VARCHAR(40) NOT NULL, \n'
+    '\tPRIMARY KEY (id), \n'
+    '\tFOREIGN KEY(turn_id) REFERENCES conversation_turns (id) ON DELETE SET NULL\n'
+    ');',
+    'CREATE TABLE reminders (\n'
+    '\tid INTEGER NOT NULL, \n'
+    '\ttrigger_at VARCHAR(40) NOT NULL, \n'
+    '\tcontent TEXT NOT NULL, \n'
+    '\texecuted BOOLEAN NOT NULL, \n'
+    '\tdismissed BOOLEAN NOT NULL, \n'
+    '\tcreated_at VARCHAR(40) NOT NULL, \n'
+    '\tsession_id INTEGER, claimed_by VARCHAR(100), claimed_at VARCHAR(40), \n'
+    '\tPRIMARY KEY (id), \n'
+    '\tFOREIGN KEY(session_id) REFERENCES sessions (id) ON DELETE SET NULL\n'
+    ');',
+    'CREATE TABLE sessions (\n'
+    '\tid INTEGER NOT NULL, \n'
+    '\tstarted_at VARCHAR(40) NOT NULL, \n'
+    '\tended_at VARCHAR(40), \n'
+    '\tsummary TEXT, \n'
+    '\tkey_topics JSON NOT NULL, \n'
+    '\temotional_arc TEXT, \n'
+    '\tstate_snapshot JSON, \n'
+    '\tmessage_count INTEGER NOT NULL, \n'
+    '\tPRIMARY KEY (id)\n'
+    ');',
+    'CREATE TABLE settings (\n'
+    '\tsection VARCHAR(64) NOT NULL, \n'
+    '\tdata JSON NOT NULL, \n'
+    '\tupdated_at VARCHAR(40) NOT NULL, \n'
+    '\tPRIMARY KEY (section)\n'
+    ');',
     'CREATE INDEX ix_facts_category ON facts (category);',
     'CREATE INDEX ix_facts_importance ON facts (importance);',
     'CREATE INDEX ix_facts_created_at ON facts (created_at);',
