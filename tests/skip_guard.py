@@ -68,4 +68,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     terminalreporter.section("unexpected skips (the run fails)", red=True)
     for nodeid, reason in _unexpected:
         terminalreporter.line(f"{nodeid}: {reason}")
-    terminalreporter.line("A skip is allowed only for a reason in tests/skip_guard.py EXPECTED_SKIPS.")
+    terminalreporter.line("A skip is allowed only for a reason in tests/skip_guard.py "
+                          "EXPECTED_SKIPS.")

@@ -16,7 +16,8 @@ LINT = Path(sys.executable).with_name("lint-imports")
 
 
 def lint(cwd: Path) -> subprocess.CompletedProcess[str]:
-    assert LINT.exists(), "import-linter is not installed (it is in the dev extra of pyproject.toml)"
+    assert LINT.exists(), ("import-linter is not installed (it is in the dev extra of "
+                           "pyproject.toml)")
     return subprocess.run(
         [str(LINT), "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=120,
         env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"},
@@ -91,7 +92,8 @@ def _imported(module: str, path: Path, node: ast.Import | ast.ImportFrom) -> lis
     return [base, *(f"{base}.{alias.name}" for alias in node.names)]
 
 
-def _load_time_imports(body: list[ast.stmt], typing: bool = False) -> list[ast.Import | ast.ImportFrom]:
+def _load_time_imports(body: list[ast.stmt],
+                       typing: bool = False) -> list[ast.Import | ast.ImportFrom]:
     """The import statements that run when a module loads (TYPE_CHECKING blocks left out,
     unless ``typing``: a type checker reads those too)."""
     found: list[ast.Import | ast.ImportFrom] = []
@@ -167,4 +169,5 @@ def test_a_planted_circle_is_found(tmp_path):
                     ignore=shutil.ignore_patterns("__pycache__"))
     target = package / "storage" / "paths.py"
     target.write_text(f"from companion_desktop.storage import db\n{target.read_text()}")
-    assert ["companion_desktop.storage.db", "companion_desktop.storage.paths"] in import_circles(package)
+    assert (["companion_desktop.storage.db", "companion_desktop.storage.paths"]
+            in import_circles(package))

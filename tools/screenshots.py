@@ -87,10 +87,15 @@ def open_desktop(tools=None):
 if which == "chat":
     now = clock()
     with db.session() as s:
-        save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url, model="llama3.2:3b"))
+        save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url,
+                                     model="llama3.2:3b"))
         sid = repository.start_session(s, now - timedelta(days=1))
-        repository.add_turn(s, sid, "user", "Good morning! I have my driving test today…", now - timedelta(days=1))
-        repository.add_turn(s, sid, "assistant", "Oh, today's the day! You've practised so much. Breathe, check your mirrors, and remember I'm cheering for you.", now - timedelta(days=1))
+        repository.add_turn(s, sid, "user", "Good morning! I have my driving test today…",
+                            now - timedelta(days=1))
+        repository.add_turn(s, sid, "assistant",
+                            "Oh, today's the day! You've practised so much. Breathe, check your "
+                            "mirrors, and remember I'm cheering for you.",
+                            now - timedelta(days=1))
     service.load(now)
     backend = ChatBackend(service, clock)
     backend.connect()
@@ -102,19 +107,23 @@ if which == "chat":
     reply = ("Wait, really?! That's amazing, congratulations! I knew you could do it. "
              "All those early mornings practising parallel parking in the rain paid off. "
              "How does it feel to finally be free? Where do you want to drive first?")
-    server.scripts.append(Script(reply_with_block(reply, affection_delta=6, trust_delta=2), delay=0.12, first_delay=1.5))
+    server.scripts.append(Script(reply_with_block(reply, affection_delta=6, trust_delta=2),
+                                 delay=0.12, first_delay=1.5))
     def send():
         win.input.setPlainText(long)
         win.submit(win.input.toPlainText())
     steps += [
         (800, send),
         (700, lambda: shot("chat_phase.png")),
-        (100, lambda: len(win.transcript.bubbles("her")) < 2 or len(win.transcript.bubbles("her")[-1].text()) < 90),
+        (100, lambda: len(win.transcript.bubbles("her")) < 2
+                      or len(win.transcript.bubbles("her")[-1].text()) < 90),
         (0, lambda: shot("chat_midstream.png")),
         (100, lambda: win.busy),
         (300, lambda: shot("chat_done.png")),
-        (0, lambda: server.scripts.append(Script(status=503, error="model is loading, try again in a moment"))),
-        (0, lambda: (win.input.setPlainText("Let's celebrate tonight?"), win.submit(win.input.toPlainText()))),
+        (0, lambda: server.scripts.append(
+            Script(status=503, error="model is loading, try again in a moment"))),
+        (0, lambda: (win.input.setPlainText("Let's celebrate tonight?"),
+                     win.submit(win.input.toPlainText()))),
         (100, lambda: win.busy),
         (300, lambda: (win.input.setPlainText("/relationship"), win.submit("/relationship"))),
         (300, lambda: shot("chat_error.png")),
@@ -132,7 +141,8 @@ elif which == "nomodel":
     steps += [(800, lambda: shot("chat_no_provider.png"))]
 elif which == "settings":
     with db.session() as s:
-        save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url, model="llama3.2:3b"))
+        save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url,
+                                     model="llama3.2:3b"))
     dlg = SettingsDialog(service, clock)
     dlg.move(0, 0)
     dlg.show()
@@ -163,11 +173,13 @@ elif which == "welcome":
 
 elif which == "overlay":
     with db.session() as s:
-        save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url, model="llama3.2:3b"))
+        save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url,
+                                     model="llama3.2:3b"))
     service.load(clock())
     backend, win, desk = open_desktop()
     reply = "Welcome back! I missed you. Tell me everything about your day?"
-    server.scripts.append(Script(reply_with_block(reply, affection_delta=3), delay=0.15, first_delay=1.2))
+    server.scripts.append(Script(reply_with_block(reply, affection_delta=3),
+                                 delay=0.15, first_delay=1.2))
     steps += [
         (1500, lambda: (desk.overlay.show_input(), desk.overlay.input.setText("I'm home!"))),
         (400, lambda: shot("overlay_input.png")),
@@ -196,7 +208,8 @@ elif which == "media":  # a photo dropped on her, a spoken reply, a tool she mus
 
     demo = Path(__file__).resolve().parents[1] / "tests" / "mcp_servers" / "demo_server.py"
     with db.session() as s:
-        save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url, model="llava:13b"))
+        save_settings(s, LlmSettings(provider="ollama", base_url=server.base_url,
+                                     model="llava:13b"))
         save_settings(s, VoiceSettings(enabled=True))
         save_settings(s, McpSettings(servers=[McpServerEntry(name="demo", command=sys.executable,
                                                              args=[str(demo)], ask_tools=["add"])]))
@@ -205,7 +218,8 @@ elif which == "media":  # a photo dropped on her, a spoken reply, a tool she mus
     photo = data / "sunset-at-the-lake.jpg"
     picture = Image.new("RGB", (1200, 800))
     for y in range(800):  # a sky that fades into a lake
-        colour = (250 - y // 6, 140 - y // 8, 90 + y // 8) if y < 480 else (40, 60 + (y - 480) // 8, 120)
+        colour = ((250 - y // 6, 140 - y // 8, 90 + y // 8) if y < 480
+                  else (40, 60 + (y - 480) // 8, 120))
         picture.paste(colour, (0, y, 1200, y + 1))
     picture.paste((255, 220, 120), (560, 380, 640, 460))
     picture.save(photo, "JPEG")

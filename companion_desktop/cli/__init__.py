@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rel = sub.add_parser("relationship", help="show the relationship card")
     rel.add_argument("--json", action="store_true", help="print JSON")
-    rel.add_argument("--tracking", choices=("on", "off"), help="turn relationship tracking on or off")
+    rel.add_argument("--tracking", choices=("on", "off"),
+                     help="turn relationship tracking on or off")
 
     mode = sub.add_parser("mode", help="switch between Companion Mode and Dating Sim Mode")
     mode.add_argument("mode", choices=("companion", "dating_sim"))
@@ -47,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--model", help="model name")
     said = chat.add_mutually_exclusive_group()
     said.add_argument("--message", action="append",
-                      help="a message to send (repeatable); without it, one message per line of stdin")
+                      help="a message to send (repeatable); without it, one message per line "
+                           "of stdin")
     said.add_argument("--audio", metavar="FILE",
                       help="say it: each utterance in this recording (WAV, FLAC, MP3) is heard "
                            "as from the microphone and sent as one turn")

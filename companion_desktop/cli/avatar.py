@@ -10,7 +10,8 @@ from pathlib import Path
 
 from companion_desktop.cli.common import CliError
 
-EMOTIONS_HELP = "happy, sad, excited, anxious, content, frustrated, curious, affectionate, playful, melancholy, flustered, neutral"
+EMOTIONS_HELP = ("happy, sad, excited, anxious, content, frustrated, curious, affectionate, "
+                 "playful, melancholy, flustered, neutral")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -22,13 +23,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     render = what.add_parser("render", help="render a model offscreen to a transparent PNG")
     render.add_argument("model", type=Path, help="a .vrm/.glb/.gltf file, or 'default' for Hana")
     render.add_argument("--out", type=Path, required=True, help="the PNG to write")
-    render.add_argument("--size", default="512x768", help="WIDTHxHEIGHT in pixels (default 512x768)")
+    render.add_argument("--size", default="512x768",
+                        help="WIDTHxHEIGHT in pixels (default 512x768)")
     render.add_argument("--shot", choices=("upper", "full"), default="upper", help="framing")
     render.add_argument("--expression", action="append", default=[], metavar="NAME=WEIGHT",
                         help="set an expression weight 0..1 (repeatable), e.g. happy=1 or blink=1")
     render.add_argument("--mood", metavar="EMOTION:INTENSITY", help=f"her mood ({EMOTIONS_HELP})")
-    render.add_argument("--look-at", metavar="X,Y", help="where she looks: -1..1 across and up the picture")
-    render.add_argument("--time", type=float, default=0.0, metavar="SEC", help="seconds into her idle motion")
+    render.add_argument("--look-at", metavar="X,Y",
+                        help="where she looks: -1..1 across and up the picture")
+    render.add_argument("--time", type=float, default=0.0, metavar="SEC",
+                        help="seconds into her idle motion")
     render.add_argument("--clip", metavar="ID|PATH",
                         help="play an animation: a built-in id (see `animations`) or a .vrma file")
     render.add_argument("--pose", choices=("relaxed", "rest"), default="relaxed",
@@ -115,7 +119,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         try:
             intensity = int(float(value or 70))
         except ValueError:
-            raise CliError(f"--mood: {args.mood!r} is not EMOTION:INTENSITY, e.g. happy:80") from None
+            raise CliError(f"--mood: {args.mood!r} is not EMOTION:INTENSITY, "
+                           "e.g. happy:80") from None
         runtime.mood(emotion, max(0, min(100, intensity)))
     for name, weight in _expressions(args.expression).items():
         if not runtime.set_expression(name, weight):

@@ -41,7 +41,8 @@ def parse_now(text: str | None) -> datetime:
     try:
         value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise CliError(f"--now: {text!r} is not an ISO-8601 date and time, e.g. 2026-03-10T09:30") from None
+        raise CliError(f"--now: {text!r} is not an ISO-8601 date and time, "
+                       "e.g. 2026-03-10T09:30") from None
     return value.astimezone()
 
 

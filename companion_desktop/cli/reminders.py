@@ -107,7 +107,8 @@ def fire_due(args: argparse.Namespace, db: Any, fixed: datetime | None) -> int:
     with db.read_session() as session:
         settings = load_settings(session, LlmSettings)
     try:
-        provider = open_provider(provider_config(settings, Overrides(args.provider, args.base_url, args.model)))
+        provider = open_provider(
+            provider_config(settings, Overrides(args.provider, args.base_url, args.model)))
     except (ProviderNotReady, LlmError) as error:
         raise CliError(terminal_text(str(error))) from None
     runner = TurnRunner(CompanionService(db), provider, clock)

@@ -38,7 +38,8 @@ def format_state(state: CharacterState) -> str:
     ]
     if state.app_mode == "dating_sim":
         lines.extend(stat_bar(stat, getattr(state, stat)) for stat in RELATIONSHIP_STATS)
-    last = state.last_interaction.astimezone().strftime("%Y-%m-%d %H:%M") if state.last_interaction else "never"
+    last = (state.last_interaction.astimezone().strftime("%Y-%m-%d %H:%M")
+            if state.last_interaction else "never")
     lines.append(
         f"Known {state.days_known} day{'s' * (state.days_known != 1)} · "
         f"{state.total_interactions} interaction{'s' * (state.total_interactions != 1)} · "

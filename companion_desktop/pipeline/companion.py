@@ -74,7 +74,8 @@ class CompanionService:
         self.playing_event: str | None = None
 
     def load(self, now: datetime) -> LoadedState:
-        """Open the state: create it on first run, resolve time decay and days known, save if moved."""
+        """Open the state: create it on first run, resolve time decay and days known, save
+        if moved."""
         with self.db.session() as session:
             state = repo.load_or_create_character(session, now)
             decay = resolve_time_decay_on_load(state, now)
@@ -116,7 +117,8 @@ class CompanionService:
         """
         with self.db.session() as session:
             check_generation(session, generation)
-            state = resolve_time_decay_on_load(repo.load_or_create_character(session, now), now).state
+            state = resolve_time_decay_on_load(
+                repo.load_or_create_character(session, now), now).state
             tracking = load_settings(session, RelationshipSettings).tracking_enabled
             rel = repo.load_or_create_familiarity(session, None) if tracking else None
             turns = repo.count_session_turns(session, session_id) if session_id else 0
@@ -129,7 +131,8 @@ class CompanionService:
             meta = {"sentiment": outcome.analysis.sentiment, "topicDepth": outcome.analysis.depth,
                     **(user_meta or {})}
             repo.add_turn(session, session_id, "user", message, now, meta)
-            repo.add_turn(session, session_id, "assistant", reply, now, {"stateChanges": outcome.applied})
+            repo.add_turn(session, session_id, "assistant", reply, now,
+                          {"stateChanges": outcome.applied})
             if also is not None:
                 also(session, outcome)
         return outcome
@@ -174,7 +177,8 @@ class CompanionService:
             return None
         with self.db.read_session() as session:
             history = event_history(session)
-        if outcome.stage is not None and outcome.stage.strain and strain_due(history.get(STRAIN_EVENT_ID), now):
+        if (outcome.stage is not None and outcome.stage.strain
+                and strain_due(history.get(STRAIN_EVENT_ID), now)):
             event = STRAIN_EVENT
         else:
             away = None
@@ -197,8 +201,9 @@ class CompanionService:
             state = repo.load_or_create_character(session, now)
             new, _check = apply_event_outcome(state, outcome.state_changes, outcome.markers, now)
             repo.save_character(session, new)
-            repo.add_completed_event(session, event.id, now, event_type=event.type, choice_index=choice,
-                                     outcome=",".join(outcome.markers), state_changes=outcome.state_changes)
+            repo.add_completed_event(session, event.id, now, event_type=event.type,
+                                     choice_index=choice, outcome=",".join(outcome.markers),
+                                     state_changes=outcome.state_changes)
         return new
 
     def familiarity(self) -> Familiarity:

@@ -13,10 +13,12 @@ from __future__ import annotations
 import struct
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-#: Critical chunks plus colour, transparency and density: nothing a person wrote or a camera recorded.
+#: Critical chunks plus colour, transparency and density: nothing a person wrote or a camera
+#: recorded.
 _PNG_KEPT = frozenset({b"IHDR", b"PLTE", b"IDAT", b"IEND", b"tRNS", b"gAMA", b"cHRM", b"sRGB",
                        b"iCCP", b"sBIT", b"pHYs", b"bKGD"})
-_JPEG_SOF = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF})
+_JPEG_SOF = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE,
+                       0xCF})
 _JPEG_TABLES = frozenset({0xC4, 0xCC, 0xDB, 0xDD})  # DHT, DAC, DQT, DRI
 _JPEG_DROPPED = frozenset(range(0xE0, 0xF0)) | {0xFE}  # APPn (unless plain colour info), COM
 _WEBP_KEPT = frozenset({b"VP8 ", b"VP8L", b"VP8X", b"ALPH", b"ICCP"})
@@ -81,7 +83,8 @@ def _jpeg(data: bytes) -> bytes | None:
         if length < 2 or end > len(data):
             return None
         payload = data[at + 2 : end]
-        if marker in _JPEG_SOF or marker in _JPEG_TABLES or marker == 0xDA or _plain_app(marker, payload):
+        if (marker in _JPEG_SOF or marker in _JPEG_TABLES or marker == 0xDA
+                or _plain_app(marker, payload)):
             if marker == 0xDA:  # the entropy-coded scan runs to the next real marker
                 end = _scan_end(data, end)
             kept.append(bytes([0xFF, marker]) + data[at:end])

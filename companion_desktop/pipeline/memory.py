@@ -34,7 +34,8 @@ PHOTO_MARK = "(shows you a photo)"
 
 def shown_photo_text(turn: TurnRecord) -> str:
     """A stored message as the model sees it later: photo turns say a photo was shown."""
-    if turn.role == "user" and (turn.meta or {}).get("image") and not turn.content.startswith(PHOTO_MARK):
+    if (turn.role == "user" and (turn.meta or {}).get("image")
+            and not turn.content.startswith(PHOTO_MARK)):
         return f"{PHOTO_MARK} {turn.content}"
     return turn.content
 
@@ -72,7 +73,8 @@ class Recall:
 
 
 class MemoryHooks(Protocol):
-    def retrieve(self, session: Session, text: str, limit: int, state: CharacterState, now: datetime) -> Recall: ...
+    def retrieve(self, session: Session, text: str, limit: int, state: CharacterState,
+                 now: datetime) -> Recall: ...
 
     def remember(self, session: Session, memory: str | None, user_text: str, reply: str,
                  now: datetime, recalled: tuple[int, ...] = ()) -> Callable[[], None] | None:
@@ -96,12 +98,14 @@ def words(text: str) -> set[str]:
 class SimpleMemory:
     """Keyword retrieval over the facts table and plain saving of the model's memory."""
 
-    def retrieve(self, session: Session, text: str, limit: int, state: CharacterState, now: datetime) -> Recall:
+    def retrieve(self, session: Session, text: str, limit: int, state: CharacterState,
+                 now: datetime) -> Recall:
         facts = repo.list_facts(session)
         query = words(text)
         by_importance = sorted(facts, key=lambda f: -f.importance)
         scored = sorted(
-            ((len(query & words(f.content)), f) for f in facts), key=lambda p: (-p[0], -p[1].importance)
+            ((len(query & words(f.content)), f) for f in facts),
+            key=lambda p: (-p[0], -p[1].importance)
         )
         chosen: list[FactRecord] = [f for hits, f in scored if hits][:limit]
         for fact in by_importance[:ALWAYS_INCLUDED]:
@@ -130,7 +134,8 @@ class FactMemory:
         """The facts were replaced wholesale (an import): rebuild the index from the database."""
         self.facts.rebuild_index()
 
-    def retrieve(self, session: Session, text: str, limit: int, state: CharacterState, now: datetime) -> Recall:
+    def retrieve(self, session: Session, text: str, limit: int, state: CharacterState,
+                 now: datetime) -> Recall:
         from companion_desktop.memory.index import FactIndex
         from companion_desktop.memory.retrieval import Retriever
         from companion_desktop.pipeline.facts import fact_views

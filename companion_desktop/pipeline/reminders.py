@@ -34,7 +34,8 @@ from companion_desktop.storage.records import ReminderRecord
 log = logging.getLogger(__name__)
 
 EVENT_PREFIX = "Reminder you set earlier is due now: "
-#: A claim this old is taken over even when its process may still run (a turn never takes this long).
+#: A claim this old is taken over even when its process may still run (a turn never takes
+#: this long).
 CLAIM_TTL = timedelta(minutes=10)
 _HOST = socket.gethostname()[:60]
 
@@ -81,7 +82,8 @@ def describe_delay(seconds: float) -> str:
 
 
 class ReminderService:
-    """Reminder operations on ``db``; ``clock`` (aware datetimes) is used where no ``now`` is passed."""
+    """Reminder operations on ``db``; ``clock`` (aware datetimes) is used where no ``now`` is
+    passed."""
 
     def __init__(self, db: Database, clock: Callable[[], datetime] | None = None) -> None:
         self.db = db
@@ -139,7 +141,8 @@ class ReminderService:
 
         result = None
         try:
-            result = runner.run_system_event(event_text(current), hooks=hooks, cancel=cancel, also=mark)
+            result = runner.run_system_event(event_text(current), hooks=hooks, cancel=cancel,
+                                             also=mark)
         except ReminderTaken:
             log.info("reminder %s: fired elsewhere; this reply was not kept", record.id)
         except Exception:  # a failed model call must not lose the reminder

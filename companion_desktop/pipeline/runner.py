@@ -194,10 +194,12 @@ class TurnRunner:
             if not parsed.reminders:  # "remind me in 10 minutes to stretch" with no tag
                 fallback = natural_reminder(text)
                 if fallback is not None:
-                    parsed_fallback = ParsedReply(parsed.text, None, parsed.suggestion, False, (fallback,))
+                    parsed_fallback = ParsedReply(parsed.text, None, parsed.suggestion, False,
+                                                  (fallback,))
                     reminders.extend(self._store_reminders(session, parsed_fallback, now))
             if image is not None:
-                kept.append(keep_photo(session, self.service.db.path.parent, image, memory or note_from(shown), now))
+                kept.append(keep_photo(session, self.service.db.path.parent, image,
+                                       memory or note_from(shown), now))
 
         meta = {"image": {"name": image.source_name}} if image is not None else None
         outcome = self._saved(lambda: self.service.commit_user_turn(
@@ -208,10 +210,10 @@ class TurnRunner:
         event = self.service.due_event(state, outcome, now, self.rng)
         if event is not None:
             recent = [c for role, c in self.working.last(WorkingMemory.CAPACITY) if role == "user"]
-            event = self.moments.personalize(event, self.provider, outcome.state, [*recent[-3:], text], now,
-                                             cancel=cancel)
-        self.working.add("user", f"{SHOW_ONLY_TEXT} {text}" if image is not None and text != SHOW_ONLY_TEXT
-                         else text)
+            event = self.moments.personalize(event, self.provider, outcome.state,
+                                             [*recent[-3:], text], now, cancel=cancel)
+        self.working.add("user", f"{SHOW_ONLY_TEXT} {text}"
+                         if image is not None and text != SHOW_ONLY_TEXT else text)
         self.working.add("assistant", shown)
         hooks.on_text(shown)
         return TurnResult(
@@ -275,13 +277,16 @@ class TurnRunner:
             reminders=reminders, speech=speech,
         )
 
-    def _store_reminders(self, session: Session, parsed: ParsedReply, now: datetime) -> list[dict[str, Any]]:
+    def _store_reminders(self, session: Session, parsed: ParsedReply,
+                         now: datetime) -> list[dict[str, Any]]:
         stored = []
         for request in parsed.reminders:
             record = reminder_store.add_reminder(
-                session, now + timedelta(seconds=request.seconds), request.text, now, self.session_id
+                session, now + timedelta(seconds=request.seconds), request.text, now,
+                self.session_id
             )
-            stored.append({"id": record.id, "text": record.content, "triggerAt": record.trigger_at.isoformat()})
+            stored.append({"id": record.id, "text": record.content,
+                           "triggerAt": record.trigger_at.isoformat()})
         return stored
 
     def _prompt(self, state: CharacterState, text: str, now: datetime, event: str | None = None,
@@ -302,7 +307,8 @@ class TurnRunner:
         toolset = self.tools() if self.tools is not None else None
         layers = {
             "active_window": self.window_layer() if self.window_layer is not None else None,
-            "being_shown": being_shown_layer(image.source_name, photos) if image is not None else None,
+            "being_shown": (being_shown_layer(image.source_name, photos)
+                            if image is not None else None),
             "event": event,
             "speech_output_control": speech_output_layer(voice.voice) if voice.enabled else None,
             "avatar": avatar_layer(self.animations()) if self.animations is not None else None,
@@ -322,7 +328,8 @@ class TurnRunner:
             animations_enabled="avatar" in layers,
         )
         system = build_system_prompt(context)
-        retrieved = self.working.last(retrieval_turns(settings.context_window, settings.context_scaling))
+        retrieved = self.working.last(retrieval_turns(settings.context_window,
+                                                      settings.context_scaling))
         history = retrieved[-budget.turns:]
         history = truncate_history(system, history, text, settings.context_window)
         return PreparedTurn(system, history, settings, recall, voice.enabled, toolset,

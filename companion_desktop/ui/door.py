@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 
-def door(package: str, names: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def door(package: str,
+         names: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package`` offering ``names`` (name -> module
     of the package that defines it)."""
 

@@ -16,7 +16,8 @@ may still run when the time is up: its thread is kept, the database is closed, a
 the process ends with the app's exit code, so no running
 QThread is ever destroyed (Qt aborts the process for that: exit 134) and nothing
 waits for it. ``keep_running`` does this at the interpreter's end (``atexit``), so a
-caller that goes on after ``run_gui`` (a test) is not cut short. Nothing half is saved: each write is one transaction.
+caller that goes on after ``run_gui`` (a test) is not cut short. Nothing half is saved:
+each write is one transaction.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ QToolTip { background: #3a3340; color: #ffffff; border: none; padding: 4px 8px; 
 #statePanel QLabel { background: transparent; }
 #companionName { font-size: 24px; font-weight: 600; color: #5b3a6e; }
 #companionMode { color: #8a7d93; }
-#statePanel #stageBadge { background: #f3e6fb; color: #7a3ea1; border-radius: 10px; padding: 4px 10px;
-  font-weight: 600; }
+#statePanel #stageBadge { background: #f3e6fb; color: #7a3ea1; border-radius: 10px;
+  padding: 4px 10px; font-weight: 600; }
 #moodLine { font-size: 15px; padding: 6px 0; }
 #daysLine { color: #8a7d93; }
 #sectionTitle { font-size: 15px; font-weight: 600; color: #5b3a6e; margin-top: 6px; }
@@ -61,8 +61,8 @@ QProgressBar { background: #f1eaf4; border: none; border-radius: 4px; height: 14
   font-size: 14px; }
 #chatInput:focus { border: 1px solid #c99ae0; background: #ffffff; }
 #chatInput[busy="true"] { background: #f3eef5; color: #9a8fa3; border: 1px dashed #dccfe4; }
-#sendButton, #primaryButton { background: #b86ad6; color: #ffffff; border: none; border-radius: 17px;
-  padding: 8px 20px; font-weight: 600; min-height: 18px; }
+#sendButton, #primaryButton { background: #b86ad6; color: #ffffff; border: none;
+  border-radius: 17px; padding: 8px 20px; font-weight: 600; min-height: 18px; }
 #sendButton:hover, #primaryButton:hover { background: #a95bc8; }
 #sendButton:pressed, #primaryButton:pressed { background: #9b4fc0; }
 #sendButton:disabled, #primaryButton:disabled { background: #e6d8ee; color: #ffffff; }
@@ -78,8 +78,8 @@ QProgressBar { background: #f1eaf4; border: none; border-radius: 4px; height: 14
 #linkButton:hover { text-decoration: underline; }
 
 /* ---- settings and welcome ----------------------------------------------------- */
-#settingsNav { background: #f6eefa; border: none; border-right: 1px solid #eadff0; padding: 14px 8px;
-  font-size: 14px; outline: 0; }
+#settingsNav { background: #f6eefa; border: none; border-right: 1px solid #eadff0;
+  padding: 14px 8px; font-size: 14px; outline: 0; }
 #settingsNav::item { padding: 9px 12px; border-radius: 10px; margin: 2px 0; color: #5b3a6e; }
 #settingsNav::item:selected { background: #ffffff; color: #7a3ea1; font-weight: 600; }
 #settingsNav::item:hover:!selected { background: #efe2f6; }
@@ -89,10 +89,13 @@ QProgressBar { background: #f1eaf4; border: none; border-radius: 4px; height: 14
 #welcomeTitle { font-size: 21px; font-weight: 600; color: #5b3a6e; }
 #pageHint { color: #8a7d93; }
 #formLabel { color: #5b3a6e; font-weight: 600; padding-top: 6px; }
-#modeChoice { background: #ffffff; border: 1px solid #e3d3ee; border-radius: 15px; padding: 6px 14px; }
+#modeChoice { background: #ffffff; border: 1px solid #e3d3ee; border-radius: 15px;
+  padding: 6px 14px; }
 #modeChoice:hover { background: #faf4fd; }
-#modeChoice:checked { background: #f3e6fb; border: 1px solid #c99ae0; color: #7a3ea1; font-weight: 600; }
-#modeChoice::indicator { width: 0px; height: 0px; image: none; border: none; background: transparent; }
+#modeChoice:checked { background: #f3e6fb; border: 1px solid #c99ae0; color: #7a3ea1;
+  font-weight: 600; }
+#modeChoice::indicator { width: 0px; height: 0px; image: none; border: none;
+  background: transparent; }
 #keyState { color: #6f5f7a; }
 #windowLabel { font-weight: 600; color: #7a3ea1; }
 #statusLine { color: #8a7d93; }
@@ -109,7 +112,8 @@ QLineEdit:focus, QComboBox:focus { border: 1px solid #c99ae0; }
 QComboBox::drop-down { border: none; width: 22px; }
 QComboBox QAbstractItemView { background: #ffffff; border: 1px solid #e3d3ee;
   selection-background-color: #f3e6fb; selection-color: #5b3a6e; }
-QPlainTextEdit { background: #ffffff; border: 1px solid #eadff0; border-radius: 10px; padding: 8px; }
+QPlainTextEdit { background: #ffffff; border: 1px solid #eadff0; border-radius: 10px;
+  padding: 8px; }
 QSlider::groove:horizontal { height: 6px; background: #eadff0; border-radius: 3px; }
 QSlider::sub-page:horizontal { background: #d3a5e8; border-radius: 3px; }
 QSlider::handle:horizontal { background: #b86ad6; width: 18px; height: 18px; margin: -6px 0;

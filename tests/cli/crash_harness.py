@@ -33,12 +33,14 @@ def run_killed(data_dir: Path, args: list[str], kill_after: float | None,
     """Run ``companion-desktop --data-dir DIR --now NOW ARGS``; SIGKILL it ``kill_after``
     seconds after ``after()`` first holds (default: at start); None lets it finish.
     Only lines printed whole are kept."""
-    argv = [sys.executable, "-m", "companion_desktop", "--data-dir", str(data_dir), "--now", NOW, *args]
+    argv = [sys.executable, "-m", "companion_desktop", "--data-dir", str(data_dir),
+            "--now", NOW, *args]
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=ENV)
     out: list[bytes] = []
     err: list[bytes] = []
-    readers = [threading.Thread(target=lambda s=s, b=b: b.extend(iter(s.readline, b"")), daemon=True)
+    readers = [threading.Thread(target=lambda s=s, b=b: b.extend(iter(s.readline, b"")),
+                                daemon=True)
                for s, b in ((proc.stdout, out), (proc.stderr, err))]
     for reader in readers:
         reader.start()

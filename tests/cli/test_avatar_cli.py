@@ -18,7 +18,8 @@ ENV = {**os.environ, "PYTHONIOENCODING": "utf-8"}
 
 def avatar(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "companion_desktop", "avatar", *args],
-                          capture_output=True, text=True, env=ENV, timeout=120, stdin=subprocess.DEVNULL)
+                          capture_output=True, text=True, env=ENV, timeout=120,
+                          stdin=subprocess.DEVNULL)
 
 
 def test_inspect_default_avatar_json():
@@ -44,7 +45,8 @@ def test_inspect_vrm0_text():
 def test_render_writes_a_transparent_png(tmp_path):
     out = tmp_path / "hana.png"
     proc = avatar("render", "default", "--out", str(out), "--size", "200x300",
-                  "--expression", "happy=1", "--mood", "playful:60", "--look-at", "0.5,0.2", "--time", "1.5")
+                  "--expression", "happy=1", "--mood", "playful:60", "--look-at", "0.5,0.2",
+                  "--time", "1.5")
     assert proc.returncode == 0, proc.stderr
     rgba = np.asarray(Image.open(out))
     assert rgba.shape == (300, 200, 4)
@@ -67,13 +69,15 @@ def test_render_refuses_bad_options(tmp_path, args, message):
     assert proc.returncode in (1, 2) and message in proc.stderr and "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize("content", [b"", b"glTF\x02\x00\x00\x00" + b"\xff" * 40, b"not a model at all"])
+@pytest.mark.parametrize("content", [b"", b"glTF\x02\x00\x00\x00" + b"\xff" * 40,
+                                     b"not a model at all"])
 def test_bad_model_file_gives_a_clear_message(tmp_path, content):
     bad = tmp_path / "broken.vrm"
     bad.write_bytes(content)
     for args in (["inspect", str(bad)], ["render", str(bad), "--out", str(tmp_path / "o.png")]):
         proc = avatar(*args)
-        assert proc.returncode == 1 and "broken.vrm" in proc.stderr and "Traceback" not in proc.stderr
+        assert (proc.returncode == 1 and "broken.vrm" in proc.stderr
+                and "Traceback" not in proc.stderr)
 
 
 def test_truncated_real_model(tmp_path):

@@ -47,7 +47,8 @@ def test_create_list_restore(tmp_path):
     assert re.search(r"\(made \d{4}-\d\d-\d\d \d\d:\d\d\) into", out), out  # as `list` shows it
     assert facts(data) == ["User has a cat named Miso."]
     assert (data / "keepsakes" / "photo.jpg").read_bytes() == b"\xff\xd8photo"
-    reasons = [r["reason"] for r in json.loads(cli("backup", "list", "--json", data_dir=data).stdout)]
+    reasons = [r["reason"]
+               for r in json.loads(cli("backup", "list", "--json", data_dir=data).stdout)]
     assert sorted(reasons) == ["before restore", "manual"]
 
 

@@ -24,11 +24,13 @@ from tests.conftest import SHARED_ASSETS
 
 def test_synthetic_model_streams_openai_sse_with_the_asked_token_count():
     with TokenServer(lifetime=30, size=16, matmuls=2) as server:
-        body = {"model": "x", "stream": True, "max_tokens": 7, "messages": [{"role": "user", "content": "hi"}]}
+        body = {"model": "x", "stream": True, "max_tokens": 7,
+                "messages": [{"role": "user", "content": "hi"}]}
         reply = httpx.post(f"{server.url}/v1/chat/completions", json=body, timeout=10)
         assert reply.status_code == 200
         assert reply.headers["content-type"].startswith("text/event-stream")
-        events = [line[len("data: "):] for line in reply.text.splitlines() if line.startswith("data: ")]
+        events = [line[len("data: "):] for line in reply.text.splitlines()
+                  if line.startswith("data: ")]
         assert events[-1] == "[DONE]"
         chunks = [json.loads(event) for event in events[:-1]]
         assert all(c["object"] == "chat.completion.chunk" for c in chunks)
@@ -43,7 +45,8 @@ def test_synthetic_model_streams_openai_sse_with_the_asked_token_count():
 
 def test_sse_reader_counts_content_and_stops_at_done():
     def chunk(content):  # noqa: ANN001, ANN202
-        return "data: " + json.dumps({"choices": [{"delta": {"content": content} if content else {}}]})
+        return "data: " + json.dumps(
+            {"choices": [{"delta": {"content": content} if content else {}}]})
 
     lines = [": keep-alive", "", chunk("a"), "event: ping", chunk(None), "data: {not json",
              chunk("b"), "data: [DONE]", chunk("after")]
@@ -77,8 +80,10 @@ def test_proc_cpu_of_a_child_that_burns_half_a_second():
 def test_frame_stats_give_distinct_frames_a_second(tmp_path: Path):
     path = tmp_path / "frames.jsonl"
     lines = [{"event": "window_shown", "time": 100.4}]
-    lines += [{"event": "frames", "time": 101.0 + s, "pictures": 10 + 24 * s, "views": 2} for s in range(6)]
-    path.write_text("\n".join(json.dumps(line) for line in lines) + '\n{"event": "fra', encoding="utf-8")
+    lines += [{"event": "frames", "time": 101.0 + s, "pictures": 10 + 24 * s, "views": 2}
+              for s in range(6)]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + '\n{"event": "fra',
+                    encoding="utf-8")
     stats = FrameStats.read(path)
     assert stats.shown == 100.4
     assert len(stats.frames) == 6
@@ -104,7 +109,8 @@ def test_idle_app_figure_is_skipped_without_a_display(monkeypatch: pytest.Monkey
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     lines: list[str] = []
     bench_app_idle(lines.append, seconds=1)
-    assert lines == ["  idle app: skipped (no display; `scripts/run.sh bench --only cost` starts a virtual one)"]
+    assert lines == ["  idle app: skipped (no display; `scripts/run.sh bench --only cost` "
+                     "starts a virtual one)"]
 
 
 def test_peer_output_reader_takes_the_figures_line():
@@ -127,7 +133,8 @@ def test_bench_only_rejects_an_unknown_section_on_the_command_line():
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 1
     assert proc.stdout == ""
-    assert "bench --only: unknown section 'gpu'; choose from turns, memory, media, avatar, peer, cost" in proc.stderr
+    assert ("bench --only: unknown section 'gpu'; choose from turns, memory, media, avatar, "
+            "peer, cost") in proc.stderr
 
 
 def test_the_shared_folder_is_found_beside_the_project(monkeypatch):

@@ -132,7 +132,8 @@ def test_a_photo_goes_with_the_first_spoken_turn(server, data, tmp_path):
               StreamReply(openai_stream(chunks("What a lake!\n" + BLOCK))))
     photo = write_photo(tmp_path / "lake.jpg", (640, 480))
     proc = chat(data, *local_vision_args(server), "--image", str(photo),
-                "--audio", str(said(tmp_path / "a.wav", "Look at my photo from the mountains.")), "--json")
+                "--audio", str(said(tmp_path / "a.wav", "Look at my photo from the mountains.")),
+                "--json")
     assert proc.returncode == 0, proc.stderr
     turn = json.loads(proc.stdout.strip())
     assert {"photo", "mountains"} <= words(turn["heard"]["text"]) and turn["keepsake"] is not None

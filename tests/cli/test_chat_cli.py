@@ -38,13 +38,15 @@ def server():
 
 
 def chat(data_dir: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "companion_desktop", "--data-dir", str(data_dir), "--now", NOW, "chat", *args]
+    argv = [sys.executable, "-m", "companion_desktop", "--data-dir", str(data_dir),
+            "--now", NOW, "chat", *args]
     return subprocess.run(argv, capture_output=True, text=True, env=ENV, timeout=60,
                           input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
 
 
 def openai_args(server: ProviderServer) -> list[str]:
-    return ["--provider", "openai-compatible", "--base-url", server.url + "/v1", "--model", "test-model"]
+    return ["--provider", "openai-compatible", "--base-url", server.url + "/v1",
+            "--model", "test-model"]
 
 
 def chunks(text: str, size: int = 9) -> list[str]:
@@ -60,7 +62,8 @@ def state(data_dir: Path) -> dict:
 def test_openai_turn_json(server, tmp_path):
     reply = "I love hiking too! Where did you go?\n" + BLOCK
     server.on("POST", "/v1/chat/completions", StreamReply(openai_stream(chunks(reply))))
-    proc = chat(tmp_path, *openai_args(server), "--message", "I went hiking today, it was wonderful!", "--json")
+    proc = chat(tmp_path, *openai_args(server), "--message",
+                "I went hiking today, it was wonderful!", "--json")
     assert proc.returncode == 0, proc.stderr
     turn = json.loads(proc.stdout.strip())
     assert turn["reply"] == "I love hiking too! Where did you go?"
@@ -70,19 +73,22 @@ def test_openai_turn_json(server, tmp_path):
     assert turn["applied"]["affection"] > 0 and turn["state"]["totalInteractions"] == 1
     sent = server.requests_to("/v1/chat/completions")[0]
     assert sent.json["stream"] is True and sent.json["model"] == "test-model"
-    assert sent.json["messages"][0]["role"] == "system" and "<instructions>" in sent.json["messages"][0]["content"]
+    assert (sent.json["messages"][0]["role"] == "system"
+            and "<instructions>" in sent.json["messages"][0]["content"])
     assert sent.headers["authorization"] == f"Bearer {KEY}"
     rel = json.loads(subprocess.run(
         [sys.executable, "-m", "companion_desktop", "--data-dir", str(tmp_path), "--now", NOW,
          "relationship", "--json"], capture_output=True, text=True, env=ENV).stdout)
-    assert rel["total_interactions"] == 1 and rel["shared_references"]["jokes"] == ["the muddy boots"]
+    assert (rel["total_interactions"] == 1
+            and rel["shared_references"]["jokes"] == ["the muddy boots"])
 
 
 def test_missing_block_takes_the_extraction_call(server, tmp_path):
     server.on("POST", "/v1/chat/completions",
               StreamReply(openai_stream(chunks("Oh no, I'm sorry to hear that."))),
               JsonReply(openai_completion(json.dumps(
-                  {"mood_change": {"emotion": "sad", "intensity_delta": 5}, "affection_delta": 2}))))
+                  {"mood_change": {"emotion": "sad", "intensity_delta": 5},
+                   "affection_delta": 2}))))
     proc = chat(tmp_path, *openai_args(server), "--message", "My cat is sick.", "--json")
     assert proc.returncode == 0, proc.stderr
     turn = json.loads(proc.stdout)
@@ -95,12 +101,14 @@ def test_messy_local_model_output_is_cleaned(server, tmp_path):
     raw = ("<think>The user is happy, I should be warm.</think>That's great news!\n" + BLOCK +
            "<|eot_id|>User: and then I said")
     server.on("POST", "/v1/chat/completions", StreamReply(openai_stream(chunks(raw))))
-    turn = json.loads(chat(tmp_path, *openai_args(server), "--message", "I got the job!", "--json").stdout)
+    turn = json.loads(chat(tmp_path, *openai_args(server), "--message", "I got the job!",
+                           "--json").stdout)
     assert turn["reply"] == "That's great news!"
 
 
 def test_stdin_lines_are_turns(server, tmp_path):
-    server.on("POST", "/v1/chat/completions", StreamReply(openai_stream(chunks("Hello!\n" + BLOCK))))
+    server.on("POST", "/v1/chat/completions",
+              StreamReply(openai_stream(chunks("Hello!\n" + BLOCK))))
     proc = chat(tmp_path, *openai_args(server), "--json", stdin="hi\n\nhow are you?\n")
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(lines) == 2 and lines[1]["state"]["totalInteractions"] == 2
@@ -111,13 +119,15 @@ def test_stdin_lines_are_turns(server, tmp_path):
 
 
 def test_human_output_streams_the_reply(server, tmp_path):
-    server.on("POST", "/v1/chat/completions", StreamReply(openai_stream(chunks("Hi there, friend!\n" + BLOCK))))
+    server.on("POST", "/v1/chat/completions",
+              StreamReply(openai_stream(chunks("Hi there, friend!\n" + BLOCK))))
     proc = chat(tmp_path, *openai_args(server), "--message", "hello")
     assert proc.stdout.strip() == "Hi there, friend!"
 
 
 def test_anthropic_turn(server, tmp_path):
-    server.on("POST", "/v1/messages", StreamReply(anthropic_stream(chunks("Lovely to meet you!\n" + BLOCK))))
+    server.on("POST", "/v1/messages",
+              StreamReply(anthropic_stream(chunks("Lovely to meet you!\n" + BLOCK))))
     proc = chat(tmp_path, "--provider", "anthropic", "--base-url", server.url + "/v1",
                 "--model", "claude-test", "--message", "hi!", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -139,11 +149,14 @@ def test_google_turn(server, tmp_path):
 @pytest.mark.parametrize(
     "reply,needle",
     [
-        (JsonReply(openai_error("invalid_api_key", "Incorrect API key provided: sk-test-0123456789abcdef"), 401), "401"),
+        (JsonReply(openai_error("invalid_api_key",
+                                "Incorrect API key provided: sk-test-0123456789abcdef"), 401),
+         "401"),
         (JsonReply(openai_error("model_not_found", "no such model"), 404), "not found"),
         (JsonReply(openai_error("rate_limit", "slow down"), 429, {"Retry-After": "7"}), "429"),
         (JsonReply(openai_error("server_error", "boom"), 503), "503"),
-        (StreamReply(openai_stream(chunks("This reply will be cut off mid")), then="disconnect", at=2), "cut off"),
+        (StreamReply(openai_stream(chunks("This reply will be cut off mid")),
+                     then="disconnect", at=2), "cut off"),
     ],
     ids=["401", "404", "429", "503", "disconnect"],
 )
@@ -158,7 +171,8 @@ def test_failed_turn_reports_error_and_changes_nothing(server, tmp_path, reply, 
 
 
 def test_anthropic_error_event(server, tmp_path):
-    server.on("POST", "/v1/messages", JsonReply(anthropic_error("overloaded_error", "Overloaded"), 529))
+    server.on("POST", "/v1/messages",
+              JsonReply(anthropic_error("overloaded_error", "Overloaded"), 529))
     proc = chat(tmp_path, "--provider", "anthropic", "--base-url", server.url + "/v1",
                 "--model", "claude-test", "--message", "hi", "--json")
     assert proc.returncode == 1 and "error" in json.loads(proc.stdout)

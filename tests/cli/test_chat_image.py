@@ -60,19 +60,23 @@ def test_photo_alone_to_a_cloud_provider_notices_once(server, tmp_path):
     assert "notice" not in second
     content = server.requests_to("/v1/messages")[0].json["messages"][-1]["content"]
     image = next(block for block in content if block["type"] == "image")
-    assert image["source"]["type"] == "base64" and image["source"]["media_type"] in ("image/jpeg", "image/png")
+    assert (image["source"]["type"] == "base64"
+            and image["source"]["media_type"] in ("image/jpeg", "image/png"))
 
 
 def test_text_only_model_gets_a_message_and_nothing_is_saved(server, tmp_path):
     photo = write_photo(tmp_path / "x.jpg", (64, 64))
-    proc = chat(tmp_path / "data", *local_vision_args(server, "llama3.1:8b"), "--image", str(photo), "--json")
+    proc = chat(tmp_path / "data", *local_vision_args(server, "llama3.1:8b"),
+                "--image", str(photo), "--json")
     assert proc.returncode == 1
     assert "can't see images" in json.loads(proc.stdout.strip())["error"]
     assert server.requests_to("/v1/chat/completions") == []
-    assert not (tmp_path / "data" / "keepsakes").exists() or not any((tmp_path / "data" / "keepsakes").iterdir())
+    assert (not (tmp_path / "data" / "keepsakes").exists()
+            or not any((tmp_path / "data" / "keepsakes").iterdir()))
 
 
-@pytest.mark.parametrize("content", [b"", b"this is not a picture at all", b"\x89PNG\r\n\x1a\n broken"])
+@pytest.mark.parametrize("content", [b"", b"this is not a picture at all",
+                                     b"\x89PNG\r\n\x1a\n broken"])
 def test_unreadable_file_is_refused_with_a_message(server, tmp_path, content):
     bad = tmp_path / "broken.png"
     bad.write_bytes(content)
@@ -83,6 +87,7 @@ def test_unreadable_file_is_refused_with_a_message(server, tmp_path, content):
 
 
 def test_missing_file(server, tmp_path):
-    proc = chat(tmp_path / "data", *local_vision_args(server), "--image", str(tmp_path / "nope.jpg"))
+    proc = chat(tmp_path / "data", *local_vision_args(server), "--image",
+                str(tmp_path / "nope.jpg"))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.strip()

@@ -44,7 +44,8 @@ def configure(data_dir: Path, enabled: bool = True, allow: bool = True) -> None:
             tools = hub.list_tools(timeout=20.0)["demo"]
         finally:
             hub.close()
-        entry.reviews = {t.name: ToolReview(choice="allow", fingerprint=tool_fingerprint(t)) for t in tools}
+        entry.reviews = {t.name: ToolReview(choice="allow", fingerprint=tool_fingerprint(t))
+                         for t in tools}
     db = Database.open(data_dir)
     try:
         with db.session() as session:
@@ -56,7 +57,8 @@ def configure(data_dir: Path, enabled: bool = True, allow: bool = True) -> None:
 
 
 WIRES = {
-    "openai": (["--provider", "openai-compatible", "--model", "test-model"], "/v1", "/v1/chat/completions",
+    "openai": (["--provider", "openai-compatible", "--model", "test-model"], "/v1",
+               "/v1/chat/completions",
                lambda calls: openai_tool_call_events(calls, texts=["Let me add that up. "]),
                openai_stream),
     "anthropic": (["--provider", "anthropic", "--model", "claude-test"], "/v1", "/v1/messages",
@@ -74,12 +76,14 @@ def tool_results_sent(kind: str, body: dict) -> str:
     if kind == "openai":
         return next(m["content"] for m in body["messages"] if m["role"] == "tool")
     if kind == "anthropic":
-        blocks = [b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]]
+        blocks = [b for m in body["messages"] if isinstance(m["content"], list)
+                  for b in m["content"]]
         result = next(b for b in blocks if b["type"] == "tool_result")
         content = result["content"]
         return content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
     parts = [p for c in body["contents"] for p in c["parts"]]
-    return json.dumps(next(p for p in parts if "functionResponse" in p)["functionResponse"]["response"])
+    return json.dumps(
+        next(p for p in parts if "functionResponse" in p)["functionResponse"]["response"])
 
 
 @pytest.mark.parametrize("kind", sorted(WIRES))
@@ -89,11 +93,13 @@ def test_tool_round_through_a_real_mcp_server(server, tmp_path, kind):
     tool = "demo__add"
     server.on("POST", path, StreamReply(call_events([("call_1", tool, {"a": 19, "b": 23})])),
               StreamReply(text_stream(chunks("It comes to 42!\n" + BLOCK))))
-    proc = chat(tmp_path, *args, "--base-url", server.url + root, "--message", "What is 19 + 23?", "--json")
+    proc = chat(tmp_path, *args, "--base-url", server.url + root,
+                "--message", "What is 19 + 23?", "--json")
     assert proc.returncode == 0, proc.stderr
     turn = json.loads(proc.stdout.strip())
     assert turn["reply"].endswith("It comes to 42!")
-    assert turn["toolCalls"] == [{"tool": tool, "arguments": {"a": 19, "b": 23}, "error": False, "result": "42"}]
+    assert turn["toolCalls"] == [{"tool": tool, "arguments": {"a": 19, "b": 23}, "error": False,
+                                  "result": "42"}]
     first, second = server.requests_to(path)[:2]  # (a third may write the first-meeting scene)
     offered = json.dumps(first.json.get("tools"))
     assert tool in offered and "demo__echo" in offered
@@ -107,11 +113,12 @@ def test_a_tool_nobody_reviewed_is_not_run_headless(server, tmp_path):
     model hears so (the demo server's add never runs)."""
     configure(tmp_path, allow=False)
     path = "/v1/chat/completions"
-    server.on("POST", path, StreamReply(openai_tool_call_events([("call_1", "demo__add", {"a": 19, "b": 23})],
-                                                                texts=["Let me add that up. "])),
+    server.on("POST", path,
+              StreamReply(openai_tool_call_events([("call_1", "demo__add", {"a": 19, "b": 23})],
+                                                  texts=["Let me add that up. "])),
               StreamReply(openai_stream(chunks("I could not add it.\n" + BLOCK))))
-    proc = chat(tmp_path, "--provider", "openai-compatible", "--model", "m", "--base-url", server.url + "/v1",
-                "--message", "What is 19 + 23?", "--json")
+    proc = chat(tmp_path, "--provider", "openai-compatible", "--model", "m",
+                "--base-url", server.url + "/v1", "--message", "What is 19 + 23?", "--json")
     assert proc.returncode == 0, proc.stderr
     turn = json.loads(proc.stdout.strip())
     assert turn["toolCalls"][0]["error"] is True and "declined" in turn["toolCalls"][0]["result"]
@@ -121,8 +128,8 @@ def test_a_tool_nobody_reviewed_is_not_run_headless(server, tmp_path):
 def test_disabled_server_offers_no_tools(server, tmp_path):
     configure(tmp_path, enabled=False, allow=False)
     server.on("POST", "/v1/chat/completions", StreamReply(openai_stream(chunks("Hi!\n" + BLOCK))))
-    proc = chat(tmp_path, "--provider", "openai-compatible", "--model", "m", "--base-url", server.url + "/v1",
-                "--message", "hello", "--json")
+    proc = chat(tmp_path, "--provider", "openai-compatible", "--model", "m",
+                "--base-url", server.url + "/v1", "--message", "hello", "--json")
     assert proc.returncode == 0, proc.stderr
     body = server.requests_to("/v1/chat/completions")[0].json
     assert "tools" not in body and "mcp_tool_security" not in json.dumps(body)
@@ -133,8 +140,8 @@ def test_security_block_can_be_opted_out(server, tmp_path, monkeypatch):
     monkeypatch.setitem(__import__("tests.cli.test_chat_cli", fromlist=["ENV"]).ENV,
                         "PUBLIC_MCP_PROMPT_HARDENING", "false")
     server.on("POST", "/v1/chat/completions", StreamReply(openai_stream(chunks("Hi!\n" + BLOCK))))
-    proc = chat(tmp_path, "--provider", "openai-compatible", "--model", "m", "--base-url", server.url + "/v1",
-                "--message", "hello", "--json")
+    proc = chat(tmp_path, "--provider", "openai-compatible", "--model", "m",
+                "--base-url", server.url + "/v1", "--message", "hello", "--json")
     assert proc.returncode == 0, proc.stderr
     body = server.requests_to("/v1/chat/completions")[0].json
     assert "tools" in body and "mcp_tool_security" not in json.dumps(body)

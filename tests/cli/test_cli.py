@@ -21,7 +21,8 @@ def cli(*args: str, data_dir: Path | None = None, env: dict | None = None, ok: b
     if data_dir is not None:
         argv += ["--data-dir", str(data_dir)]
     proc = subprocess.run(
-        [*argv, *args], capture_output=True, text=True, env=env or ENV, timeout=60, stdin=subprocess.DEVNULL
+        [*argv, *args], capture_output=True, text=True, env=env or ENV, timeout=60,
+        stdin=subprocess.DEVNULL
     )
     if ok:
         assert proc.returncode == 0, proc.stderr
@@ -98,7 +99,8 @@ def test_fresh_state_uses_spec_field_names(tmp_path):
                 "daysKnown", "firstMet", "lastInteraction", "completedEvents"):
         assert key in data
     assert data["mood"] == {"primary": "neutral", "intensity": 50, "causes": []}
-    assert (data["relationshipStage"], data["appMode"], data["energy"]) == ("stranger", "dating_sim", 100)
+    assert (data["relationshipStage"], data["appMode"], data["energy"]) == (
+        "stranger", "dating_sim", 100)
     assert data["firstMet"].startswith("2026-03-10T12:00")
     text = cli("--now", "2026-03-10T12:00:00+00:00", "state", data_dir=tmp_path).stdout
     assert "Stage: Stranger" in text and "Energy" in text
@@ -224,7 +226,8 @@ def test_newer_database_is_refused_untouched(tmp_path):
         Path(f"{db}{extra}").unlink(missing_ok=True)
     before = (db.read_bytes(), db.stat().st_mtime_ns)
     proc = cli("state", data_dir=tmp_path, ok=False)
-    assert proc.returncode == 1 and "newer version" in proc.stderr and "Traceback" not in proc.stderr
+    assert (proc.returncode == 1 and "newer version" in proc.stderr
+            and "Traceback" not in proc.stderr)
     assert (db.read_bytes(), db.stat().st_mtime_ns) == before
 
 

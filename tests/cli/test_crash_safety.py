@@ -32,7 +32,8 @@ REPLY = "I hear you, and I'm glad you told me about it. Tell me more?\n" + BLOCK
 def server():
     with ProviderServer() as s:
         # about 0.4 s of streaming per turn, so kills land before, during and after it
-        s.on("POST", "/v1/chat/completions", StreamReply(openai_stream(chunks(REPLY, 12)), delay_s=0.015))
+        s.on("POST", "/v1/chat/completions",
+             StreamReply(openai_stream(chunks(REPLY, 12)), delay_s=0.015))
         yield s
 
 
@@ -82,7 +83,8 @@ def test_chat_killed_at_random_moments_never_leaves_a_half_turn(server, tmp_path
             assert all(m in stored for m in printed)  # printed means stored
             assert len(stored) == len(set(stored))  # none stored twice
     assert kills >= 3  # most runs really were killed mid-way
-    final = run_killed(data_dir, ["chat", *openai_args(server), "--json", "--message", "still there?"],
+    final = run_killed(data_dir,
+                       ["chat", *openai_args(server), "--json", "--message", "still there?"],
                        kill_after=None)
     assert final.returncode == 0 and len(final.lines) == 1, final.stderr
     assert check_no_half_turn(data_dir)[-1] == "still there?"
@@ -95,7 +97,8 @@ def test_reminder_firing_killed_at_random_moments_answers_each_once(server, tmp_
     texts = ["stretch", "drink water", "call mom", "feed the cat", "go to bed"]
     with Database.open(data_dir) as db, db.session() as session:
         for minutes, text in enumerate(texts):
-            store.add_reminder(session, now - timedelta(minutes=10 - minutes), text, now - timedelta(hours=1), None)
+            store.add_reminder(session, now - timedelta(minutes=10 - minutes), text,
+                               now - timedelta(hours=1), None)
     fire = ["reminders", "--fire", "--json", *openai_args(server)]
 
     def answers() -> dict[str, int]:
@@ -103,7 +106,8 @@ def test_reminder_firing_killed_at_random_moments_answers_each_once(server, tmp_
         return {t: sum(1 for (c,) in rows if c == EVENT_PREFIX + t) for t in texts}
 
     def fired() -> dict[str, bool]:
-        return {text: bool(done) for text, done in query(data_dir, "SELECT content, executed FROM reminders")}
+        return {text: bool(done)
+                for text, done in query(data_dir, "SELECT content, executed FROM reminders")}
 
     printed: set[str] = set()
     for _attempt in range(10):
@@ -128,13 +132,15 @@ def test_two_processes_firing_at_once_answer_each_reminder_once(tmp_path):
     now = datetime.fromisoformat(NOW)
     with Database.open(data_dir) as db, db.session() as session:
         for text in ("stretch", "drink water"):
-            store.add_reminder(session, now - timedelta(minutes=5), text, now - timedelta(hours=1), None)
+            store.add_reminder(session, now - timedelta(minutes=5), text,
+                               now - timedelta(hours=1), None)
     with ProviderServer() as server:
         server.on("POST", "/v1/chat/completions",
                   StreamReply(openai_stream(chunks(REPLY, 12)), delay_s=0.03, head_delay_s=0.3))
         fire = ["reminders", "--fire", "--json", *openai_args(server)]
         runs = [None, None]
-        workers = [threading.Thread(target=lambda i=i: runs.__setitem__(i, run_killed(data_dir, fire, None)))
+        workers = [threading.Thread(
+                       target=lambda i=i: runs.__setitem__(i, run_killed(data_dir, fire, None)))
                    for i in range(2)]
         for worker in workers:
             worker.start()

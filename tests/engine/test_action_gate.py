@@ -40,7 +40,8 @@ def test_dropped_requests_do_not_restart_the_clocks():
     assert gate.decide("nod", KNOWN, 8.0).allowed  # measured from the wave, not the drop
 
 
-@pytest.mark.parametrize("flag,reason", [("photo_mode", "photo_mode"), ("emote_playing", "emote_playing")])
+@pytest.mark.parametrize("flag,reason", [("photo_mode", "photo_mode"),
+                                         ("emote_playing", "emote_playing")])
 def test_photo_mode_and_playing_emote_win_and_nothing_is_queued(flag, reason):
     gate = ActionGate()
     decision = gate.decide("wave", KNOWN, 0.0, **{flag: True})

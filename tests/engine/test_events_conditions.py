@@ -77,7 +77,8 @@ CASES = [
     ("completed", "first_meeting", {"completed_events": ["first_meeting"]}, T0, None, True),
     ("completed", "confession_accepted", {"completed_events": ["confession"]}, T0, None, False),
     ("not_completed", "confession_accepted", {"completed_events": ["confession"]}, T0, None, True),
-    ("not_completed", "confession_accepted", {"completed_events": ["confession_accepted"]}, T0, None, False),
+    ("not_completed", "confession_accepted", {"completed_events": ["confession_accepted"]}, T0,
+     None, False),
     ("days_since_first_met_multiple_of", 7, {"days_known": 0}, T0, None, False),
     ("days_since_first_met_multiple_of", 7, {"days_known": 7}, T0, None, True),
     ("days_since_first_met_multiple_of", 7, {"days_known": 14}, T0, None, True),
@@ -94,7 +95,8 @@ CASES = [
 @pytest.mark.parametrize("kind,value,over,now,hours_away,expected", CASES)
 def test_condition_table(kind, value, over, now, hours_away, expected):
     cond = Condition(kind, value)
-    assert evaluate_condition(cond, state(**over), now, hours_away=hours_away, rng=random.Random(1)) is expected
+    assert evaluate_condition(cond, state(**over), now, hours_away=hours_away,
+                              rng=random.Random(1)) is expected
 
 
 def test_mood_in_matches_primary():
@@ -112,9 +114,11 @@ class FixedRandom:
         return self.value
 
 
-@pytest.mark.parametrize("draw,p,expected", [(0.29, 0.3, True), (0.3, 0.3, False), (0.0, 0.0, False), (0.99, 1.0, True)])
+@pytest.mark.parametrize("draw,p,expected", [(0.29, 0.3, True), (0.3, 0.3, False),
+                                             (0.0, 0.0, False), (0.99, 1.0, True)])
 def test_chance_boundary(draw, p, expected):
-    assert evaluate_condition(Condition("chance", p), state(), T0, rng=FixedRandom(draw)) is expected
+    assert evaluate_condition(Condition("chance", p), state(), T0,
+                              rng=FixedRandom(draw)) is expected
 
 
 def test_chance_seeded_is_reproducible_and_roughly_right():
@@ -128,7 +132,8 @@ def test_chance_seeded_is_reproducible_and_roughly_right():
     assert not evaluate_condition(cond, state(), T0, rng=None)
 
 
-def ev(id_: str, priority: int = 0, *, one_time: bool = True, cooldown: float | None = None, conditions=None):
+def ev(id_: str, priority: int = 0, *, one_time: bool = True, cooldown: float | None = None,
+       conditions=None):
     return EventDefinition(
         id=id_, name=id_, type="conditional", conditions=conditions or [],
         one_time=one_time, cooldown_days=cooldown, priority=priority,
@@ -136,7 +141,8 @@ def ev(id_: str, priority: int = 0, *, one_time: bool = True, cooldown: float | 
 
 
 def test_all_conditions_must_pass():
-    e = ev("a", conditions=[Condition("days_known_at_least", 1), Condition("mode_is", "dating_sim")])
+    e = ev("a", conditions=[Condition("days_known_at_least", 1),
+                            Condition("mode_is", "dating_sim")])
     assert check_events([e], state(days_known=0), T0) is None
     assert check_events([e], state(days_known=1), T0) is e
 
@@ -173,7 +179,8 @@ def test_priority_wins_and_ties_keep_order():
 
 def test_chance_drawn_only_for_candidates():
     rng = random.Random(7)
-    blocked = ev("blocked", 10, conditions=[Condition("days_known_at_least", 99), Condition("chance", 1.0)])
+    blocked = ev("blocked", 10, conditions=[Condition("days_known_at_least", 99),
+                                            Condition("chance", 1.0)])
     winner = ev("winner", 5, conditions=[Condition("chance", 1.0)])
     assert check_events([blocked, winner], state(), T0, rng=rng) is winner
 
@@ -183,8 +190,10 @@ def test_seeded_check_is_deterministic():
         rng = random.Random(seed)
         s = state(relationship_stage="close_friend", days_known=20, total_interactions=200,
                   trust=60, intimacy=40, completed_events=["first_meeting", "deep_conversation"])
-        hist = {"first_meeting": T0 - timedelta(days=20), "deep_conversation": T0 - timedelta(days=5)}
-        return [getattr(check_events(ALL_EVENTS, s, T0, history=hist, rng=rng), "id", None) for _ in range(50)]
+        hist = {"first_meeting": T0 - timedelta(days=20),
+                "deep_conversation": T0 - timedelta(days=5)}
+        return [getattr(check_events(ALL_EVENTS, s, T0, history=hist, rng=rng), "id", None)
+                for _ in range(50)]
 
     assert run(3) == run(3)
     assert any(run(3))
@@ -192,7 +201,8 @@ def test_seeded_check_is_deterministic():
 
 def test_companion_mode_returns_none():
     e = ev("a", 100)
-    assert check_events([e], state(app_mode="companion", relationship_stage="companion"), T0) is None
+    assert check_events([e], state(app_mode="companion", relationship_stage="companion"),
+                        T0) is None
     s = state(app_mode="companion", relationship_stage="companion", total_interactions=5)
     assert check_events(ALL_EVENTS, s, T0, rng=FixedRandom(0.0), hours_away=100) is None
 
@@ -228,7 +238,8 @@ def test_late_night_event_wraps_midnight():
 
 def test_cooldown_from_counts_other_events():
     original = ev("orig")
-    revisit = EventDefinition(id="rev", name="rev", type="conditional", one_time=False, cooldown_days=2, cooldown_from=["orig"])
+    revisit = EventDefinition(id="rev", name="rev", type="conditional", one_time=False,
+                              cooldown_days=2, cooldown_from=["orig"])
     hist = {"orig": T0 - timedelta(days=1)}
     assert check_events([original, revisit], state(), T0, history=hist) is None
     assert check_events([revisit], state(), T0 + timedelta(days=1), history=hist) is revisit

@@ -38,7 +38,8 @@ def test_at_least_thirty_events_unique_ids():
     assert len(ids) == len(set(ids))
     scene_ids = [e.scene.id for e in EVERY if e.scene]
     assert len(scene_ids) == len(set(scene_ids))
-    assert len(ALL_EVENTS) == len(MILESTONE_EVENTS) + len(RANDOM_EVENTS) + len(ROMANTIC_EVENTS) + len(TIME_BASED_EVENTS)
+    assert len(ALL_EVENTS) == (len(MILESTONE_EVENTS) + len(RANDOM_EVENTS) + len(ROMANTIC_EVENTS)
+                               + len(TIME_BASED_EVENTS))
     assert all(m for m in (MILESTONE_EVENTS, RANDOM_EVENTS, ROMANTIC_EVENTS, TIME_BASED_EVENTS))
 
 
@@ -130,7 +131,8 @@ class Never:
 
 
 def pick(s, history=None, now=T0):
-    pool = [e for e in ALL_EVENTS if e.id in ("confession", "confession_revisit", "commitment", "commitment_revisit")]
+    pool = [e for e in ALL_EVENTS
+            if e.id in ("confession", "confession_revisit", "commitment", "commitment_revisit")]
     got = check_events(pool, s, now, history=history or {}, rng=Never())
     return got.id if got else None
 
@@ -142,24 +144,29 @@ def test_romantic_gating_by_stage():
     hist = {"confession": T0 - timedelta(hours=1)}
     assert pick(romantic_state("romantic_interest", "confession"), hist) is None
     later = T0 + timedelta(days=EVENTS_BY_ID["confession_revisit"].cooldown_days)
-    assert pick(romantic_state("romantic_interest", "confession"), hist, later) == "confession_revisit"
+    assert (pick(romantic_state("romantic_interest", "confession"), hist, later)
+            == "confession_revisit")
     # accepted: no more confession, commitment needs dating
-    assert pick(romantic_state("romantic_interest", "confession", "confession_accepted"), hist, later) is None
+    assert pick(romantic_state("romantic_interest", "confession", "confession_accepted"),
+                hist, later) is None
     dating = romantic_state("dating", "confession", "confession_accepted")
     assert pick(dating, hist, later) == "commitment"
-    assert pick(romantic_state("committed", "confession", "confession_accepted", "commitment", "commitment_accepted"), hist, later) is None
+    assert pick(romantic_state("committed", "confession", "confession_accepted", "commitment",
+                               "commitment_accepted"), hist, later) is None
 
 
 def test_apply_choice_merges_and_indexes():
     event = EVENTS_BY_ID["first_meeting"]
     outcome = apply_choice(event, 0)
     assert outcome.markers == ["first_meeting"]
-    assert outcome.state_changes["affection"] == event.state_changes["affection"] + event.scene.choices[0].state_changes["affection"]
+    assert outcome.state_changes["affection"] == (
+        event.state_changes["affection"] + event.scene.choices[0].state_changes["affection"])
     assert apply_choice(event, None).state_changes == merge_state_changes(event.state_changes)
     with pytest.raises(IndexError):
         apply_choice(event, 9)
     assert merge_state_changes({"mood": {"emotion": "sad", "intensity_delta": 1}, "trust": 1},
-                               {"mood": {"emotion": "happy", "intensity_delta": 2}, "trust": 2}) == {
+                               {"mood": {"emotion": "happy", "intensity_delta": 2},
+                                "trust": 2}) == {
         "mood": {"emotion": "happy", "intensity_delta": 2}, "trust": 3}
 
 

@@ -193,7 +193,8 @@ def test_eleventh_reference_drops_the_oldest():
 
 @pytest.mark.parametrize(
     "duplicate",
-    ["the coffee incident", "The Coffee Incident", "  the   coffee\tincident \n", "THE COFFEE INCIDENT"],
+    ["the coffee incident", "The Coffee Incident", "  the   coffee\tincident \n",
+     "THE COFFEE INCIDENT"],
 )
 def test_duplicate_references_ignored(duplicate):
     rel = add_shared_reference(Familiarity(), "jokes", "the coffee incident")
@@ -239,7 +240,8 @@ REFS = {
 
 @pytest.mark.parametrize(
     ("score", "level"),
-    [(5, "stranger"), (30, "acquaintance"), (50, "friend"), (70, "good_friend"), (90, "close_friend")],
+    [(5, "stranger"), (30, "acquaintance"), (50, "friend"), (70, "good_friend"),
+     (90, "close_friend")],
 )
 def test_prompt_modifier_without_references_is_base(score, level):
     assert prompt_modifier(Familiarity(score=score)) == BASE_MODIFIERS[level]

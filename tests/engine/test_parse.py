@@ -353,7 +353,8 @@ def _timed(call, *args):
 @pytest.mark.parametrize("raw", [
     "{" * 50_000, '{"a":' * 5_000, '"' * 50_000, "[reminder:1s]" * 5_000, "<think>" * 10_000,
     "User:\n" * 10_000, "Hi there. " + '{"mood_change": ' * 5_000,
-], ids=["braces", "nested-keys", "quotes", "reminder-tags", "think-tags", "fake-turns", "open-block"])
+], ids=["braces", "nested-keys", "quotes", "reminder-tags", "think-tags", "fake-turns",
+        "open-block"])
 def test_hostile_sizes_are_fast_and_safe(raw: str) -> None:
     parsed = _timed(parse_response, raw, "Hana")
     shown = _timed(visible_stream_text, raw, "Hana")

@@ -72,7 +72,8 @@ def test_every_two_piece_split_of_a_reply():
 PIECES = ["Hello there!", "She smiles.", "*tilts her head*", "(softly)", 'speak("Hi, you!")',
           'speak("Oh?", rate=1.1)', "spe", "speak", 'speak("unclosed',
           "[reminder:5min]tea[/reminder]", "[reminder:2 h]call", "[/reminder]",
-          "<think>hmm</think>", "<think>", "</think>", "<thi", "nk>", "<3", "[laughs]", "{curly}", "```python\nx = 1\n```", "```", "User: hi",
+          "<think>hmm</think>", "<think>", "</think>", "<thi", "nk>", "<3", "[laughs]", "{curly}",
+          "```python\nx = 1\n```", "```", "User: hi",
           "Mia:", "## Response", "<|im_end|>", "<|", "</s>", "json", '{"mood_change": 1}', BLOCK,
           "é", "🙂", "\t", "\r\n", "I love you so much,", "and", "Yuki", "_", ">", "**Mia:**"]
 

@@ -48,7 +48,8 @@ def test_stats_stay_in_range_and_applied_reports_what_landed():
 def test_companion_mode_moves_only_mood_and_energy():
     state = new_character(T0)
     state.app_mode, state.relationship_stage = "companion", "companion"
-    before = {s: getattr(state, s) for s in ("affection", "trust", "intimacy", "comfort", "respect")}
+    before = {s: getattr(state, s)
+              for s in ("affection", "trust", "intimacy", "comfort", "respect")}
     out = apply_user_turn(
         state, HAPPY, LlmSuggestion(mood_change=MoodChange("playful", 10), affection_delta=5), T0
     )
@@ -67,7 +68,8 @@ def test_turn_promotes_stage_immediately():
 def test_familiarity_recorded_with_shared_reference():
     rel = Familiarity()
     suggestion = LlmSuggestion(shared_reference=SharedReference("jokes", "the coffee incident"))
-    out = apply_user_turn(new_character(T0), HAPPY, suggestion, T0, familiarity=rel, conversation_turns=3)
+    out = apply_user_turn(new_character(T0), HAPPY, suggestion, T0, familiarity=rel,
+                          conversation_turns=3)
     assert out.familiarity.total_interactions == 1
     assert out.familiarity.score > 0
     assert out.familiarity.shared_references["jokes"] == ["the coffee incident"]

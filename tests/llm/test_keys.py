@@ -215,13 +215,15 @@ def test_a_key_that_cannot_be_one_is_refused_and_nothing_is_stored(use_keyring, 
     assert backend.store == {(keys.SERVICE, "openai"): SECRET}
 
 
-def test_a_secret_too_long_for_the_windows_store_is_refused_clearly(use_keyring, monkeypatch) -> None:
+def test_a_secret_too_long_for_the_windows_store_is_refused_clearly(use_keyring,
+                                                                    monkeypatch) -> None:
     """CredWrite keeps at most 2560 bytes (UTF-16: 1280 characters); keyring would fail
     with an unexplained win32 error. Only Windows has the limit, so the platform is set."""
     backend = use_keyring(MemoryKeyring())
     monkeypatch.setattr(sys, "platform", "win32")
     long_key = "sk-" + "a" * 1400
-    with pytest.raises(keys.KeyStoreError, match="too long for the Windows credential store") as info:
+    with pytest.raises(keys.KeyStoreError,
+                       match="too long for the Windows credential store") as info:
         keys.set_key("openai", long_key)
     assert long_key not in str(info.value) and keys.ENV_VAR in str(info.value)
     with pytest.raises(keys.KeyStoreError, match="too long"):

@@ -60,7 +60,8 @@ def numpy_embedder():
 def st_embedder():
     if not HAS_ST:
         pytest.skip("sentence-transformers is not installed")
-    return load_embedder(ModelChoice(FALLBACK_MODEL, shipped_folder()), backend="sentence-transformers")
+    return load_embedder(ModelChoice(FALLBACK_MODEL, shipped_folder()),
+                         backend="sentence-transformers")
 
 
 # --- the maths -----------------------------------------------------------------------------
@@ -153,7 +154,8 @@ def tiny_bert_folder(root: Path, shipped: Path, act: str = "gelu_new") -> Path:
     (folder / "tokenizer_config.json").write_text(json.dumps({**tok_cfg, "model_max_length": 512}))
     (folder / "modules.json").write_text(json.dumps([
         {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 1, "name": "1", "path": "1_Pooling",
+         "type": "sentence_transformers.models.Pooling"},
     ]))
     (folder / "1_Pooling" / "config.json").write_text(json.dumps(
         {"word_embedding_dimension": hidden, "pooling_mode_mean_tokens": True}))

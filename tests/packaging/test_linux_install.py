@@ -98,7 +98,8 @@ def test_every_icon_size_is_there_and_drawn_from_the_svg(tmp_path):
             assert image.size == (size, size) and image.mode == "RGBA"
             assert image.getpixel((0, 0))[3] == 0  # round corners: transparent
             assert image.getpixel((size // 2, size // 2))[3] == 255
-            difference = max(abs(a - b) for a, b in zip(image.tobytes(), fresh.tobytes(), strict=True))
+            difference = max(abs(a - b)
+                             for a, b in zip(image.tobytes(), fresh.tobytes(), strict=True))
             assert difference <= 2, f"{name} is out of date: run tools/make_icons.py"
 
 

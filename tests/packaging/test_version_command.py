@@ -33,7 +33,8 @@ def test_version_comes_from_the_package_metadata(tmp_path):
     """A distribution found first on the path wins over the source's __version__."""
     info = tmp_path / "companion_desktop-9.8.7.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: companion-desktop\nVersion: 9.8.7\n")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: companion-desktop\n"
+                                   "Version: 9.8.7\n")
     proc = run_version(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "companion-desktop 9.8.7"

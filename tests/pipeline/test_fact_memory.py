@@ -48,7 +48,8 @@ def test_same_memory_twice_merges(service):
     _, runner = run(service, facts, "Nice!\n" + SEATTLE, "Right!\n" + SEATTLE)
     runner.run("I grew up in Seattle")
     runner.run("Seattle was home")
-    same = [f for f in facts_in(service) if f.content == "They grew up in Seattle and miss the rain"]
+    same = [f for f in facts_in(service)
+            if f.content == "They grew up in Seattle and miss the rain"]
     assert len(same) == 1 and same[0].reference_count >= 1
 
 

@@ -59,7 +59,8 @@ def jpeg_with(data: bytes, *segments: tuple[int, bytes]) -> bytes:
 def gps_exif() -> bytes:
     exif = Image.Exif()
     exif[ExifTags.Base.Make] = "PhoneCo"
-    exif.get_ifd(ExifTags.IFD.GPSInfo).update({1: "N", 2: (51.0, 30.0, 2.5), 3: "W", 4: (0.0, 7.0, 28.6)})
+    exif.get_ifd(ExifTags.IFD.GPSInfo).update({1: "N", 2: (51.0, 30.0, 2.5), 3: "W",
+                                               4: (0.0, 7.0, 28.6)})
     return exif.tobytes()
 
 
@@ -83,7 +84,8 @@ C2PA_BOX = b"\x00\x00\x00\x20jumbc2pa" + b"c2pa.claim: camera=PhoneCo; gps=51.5,
     pytest.param((png_chunk(b"caBX", C2PA_BOX), png_chunk(b"tEXt", b"Location\x00Secret Lane 5")),
                  id="c2pa-and-text"),
     pytest.param((png_chunk(b"zTXt", b"Comment\x00\x00" + zlib.compress(b"home address")),
-                  png_chunk(b"iTXt", b"Where\x00\x00\x00\x00\x00Secret Lane")), id="compressed-text"),
+                  png_chunk(b"iTXt", b"Where\x00\x00\x00\x00\x00Secret Lane")),
+                 id="compressed-text"),
     pytest.param((png_chunk(b"eXIf", gps_exif()),), id="exif-chunk"),
     pytest.param((png_chunk(b"prVt", b"Secret Lane"),), id="unknown-private-chunk"),
 ])
@@ -128,7 +130,8 @@ def test_jpeg_metadata_and_bytes_after_eoi_never_leave(segments) -> None:
 def test_gif_comment_and_webp_exif_never_leave() -> None:
     blocks = Image.new("RGB", (64, 48), (200, 40, 40))
     blocks.paste((40, 40, 200), (32, 0, 64, 48))  # two flat colours: a GIF keeps them exactly
-    gif = encode(blocks.convert("P", palette=Image.Palette.ADAPTIVE), "GIF", comment=b"home address")
+    gif = encode(blocks.convert("P", palette=Image.Palette.ADAPTIVE), "GIF",
+                 comment=b"home address")
     prepared = prepare_image_bytes(gif + TRAILER, "a.gif")
     assert prepared.converted
     assert_clean(prepared.data, blocks, tolerance=64)  # JPEG's chroma blurs the red/blue edge

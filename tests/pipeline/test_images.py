@@ -347,7 +347,8 @@ def test_unreadable_file_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "size", [(60000, 60000), (20000, 20000), (10000, 10000), (8000, 8000), (7072, 7072), (50_001, 1000)]
+    "size", [(60000, 60000), (20000, 20000), (10000, 10000), (8000, 8000), (7072, 7072),
+             (50_001, 1000)]
 )
 def test_decompression_bombs_are_refused_from_the_header(size: tuple[int, int]) -> None:
     data = png_header_only(*size)
@@ -371,7 +372,8 @@ def test_the_bomb_message_names_the_limit() -> None:
     with pytest.raises(ImageRefused) as refused:
         prepare_image_bytes(png_header_only(7072, 7072), "bomb.png")
     assert str(refused.value) == (
-        "That picture is too large to open safely (7072 × 7072 pixels; the limit is 50 million pixels)."
+        "That picture is too large to open safely (7072 × 7072 pixels; the limit is 50 million "
+        "pixels)."
     )
 
 

@@ -85,7 +85,8 @@ def test_generator_caches_successes_and_falls_back_on_failures(service):
     moment = generator.personalize(EVENT, good, state, ["hi"], T0)
     assert moment.scene.dialogue == "I... I have to tell you something."
     assert "Spirited Away" in good.calls[0][1][0].content  # the memory was offered
-    assert generator.personalize(EVENT, JsonProvider(ServerError("x")), state, [], T0) is moment  # cached
+    # cached
+    assert generator.personalize(EVENT, JsonProvider(ServerError("x")), state, [], T0) is moment
 
 
 def test_timeout_and_setting_off_play_the_built_in_scene(service):

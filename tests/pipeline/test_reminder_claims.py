@@ -75,7 +75,8 @@ def test_two_instances_fire_a_due_reminder_once(data_dir):
         record = reminders_a.due()[0]
         assert reminders_b.due() == [record]
         results = {}
-        worker = threading.Thread(target=lambda: results.update(a=reminders_a.fire(record, runner_a)))
+        worker = threading.Thread(
+            target=lambda: results.update(a=reminders_a.fire(record, runner_a)))
         worker.start()
         assert slow.started.wait(10)  # A has claimed it and is talking to the model
         assert reminders_b.due() == []  # B no longer sees it as due ...
@@ -157,7 +158,8 @@ def test_a_lost_claim_rolls_the_late_reply_back(data_dir):
     try:
         record = reminders_a.due()[0]
         results = {}
-        worker = threading.Thread(target=lambda: results.update(a=reminders_a.fire(record, runner_a)))
+        worker = threading.Thread(
+            target=lambda: results.update(a=reminders_a.fire(record, runner_a)))
         worker.start()
         assert slow.started.wait(10)
         assert reminders_b.fire(record, runner_b) is not None  # B takes the stale claim over

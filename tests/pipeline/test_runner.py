@@ -24,7 +24,8 @@ from tests.conftest import T0
 
 BLOCK = (
     '```json\n{"mood_change": {"emotion": "playful", "intensity_delta": 10}, "affection_delta": 4, '
-    '"trust_delta": 2, "intimacy_delta": 1, "comfort_delta": 1, "new_memory": "They love hiking"}\n```'
+    '"trust_delta": 2, "intimacy_delta": 1, "comfort_delta": 1, '
+    '"new_memory": "They love hiking"}\n```'
 )
 
 
@@ -33,7 +34,8 @@ class Scripted:
 
     id = "scripted"
 
-    def __init__(self, *replies: str, json_reply: dict | Exception | None = None, fail_after: int | None = None):
+    def __init__(self, *replies: str, json_reply: dict | Exception | None = None,
+                 fail_after: int | None = None):
         self.config = ProviderConfig("scripted", "in-process", "scripted")
         self.replies = list(replies)
         self.json_reply = json_reply
@@ -140,8 +142,8 @@ def test_failed_extraction_falls_back_to_heuristics(service):
 
 def test_failed_stream_saves_nothing_and_can_retry(service):
     before = service.load(T0).state
-    provider = Scripted("A long reply that will break halfway through.", "Second try works!\n" + BLOCK,
-                        fail_after=14)
+    provider = Scripted("A long reply that will break halfway through.",
+                        "Second try works!\n" + BLOCK, fail_after=14)
     runner = runner_for(service, provider)
     with pytest.raises(ServerError):
         runner.run("hello there")
@@ -176,12 +178,14 @@ def test_working_memory_is_refilled_and_sent(service):
 
 
 def test_reminder_tag_is_scheduled(service):
-    provider = Scripted("Sure! [reminder:10min]Stretch your legs[/reminder] I'll remind you.\n" + BLOCK)
+    provider = Scripted("Sure! [reminder:10min]Stretch your legs[/reminder] I'll remind you.\n"
+                        + BLOCK)
     result = runner_for(service, provider).run("remind me to stretch in 10 minutes")
     assert "[reminder" not in result.reply
     with service.db.read_session() as s:
         pending = reminder_store.pending_reminders(s)
-    assert [(r.content, r.trigger_at) for r in pending] == [("Stretch your legs", T0 + timedelta(minutes=10))]
+    assert [(r.content, r.trigger_at) for r in pending] == [
+        ("Stretch your legs", T0 + timedelta(minutes=10))]
     assert result.reminders[0]["text"] == "Stretch your legs"
 
 
@@ -197,7 +201,8 @@ def test_familiarity_modifier_follows_tracking_setting(service):
 
 
 def test_enabled_animations_enter_the_prompt_and_action_passes_through(service):
-    reply = 'Hi there!\n```json\n{"mood_change": {"emotion": "happy", "intensity_delta": 5}, "action": "wave"}\n```'
+    reply = ('Hi there!\n```json\n{"mood_change": {"emotion": "happy", "intensity_delta": 5}, '
+             '"action": "wave"}\n```')
     provider = Scripted(reply, "Plain reply.\n" + BLOCK)
     runner = TurnRunner(service, provider, lambda: T0, animations=lambda: [("wave", "waves hello")])
     result = runner.run("hello!")
@@ -226,7 +231,8 @@ def test_system_event_goes_through_the_event_layer_and_moves_only_mood(service):
     first.run("Thank you, I love talking with you!")
     before = service.load(T0).state
     reply = ("Time to stretch! [reminder:1h]drink some water[/reminder]\n"
-             '```json\n{"mood_change": {"emotion": "playful", "intensity_delta": 5}, "affection_delta": 20}\n```')
+             '```json\n{"mood_change": {"emotion": "playful", "intensity_delta": 5}, '
+             '"affection_delta": 20}\n```')
     provider = Scripted(reply)
     later = TurnRunner(service, provider, lambda: T0 + timedelta(minutes=10))
     result = later.run_system_event("Reminder you set earlier is due now: stretch")

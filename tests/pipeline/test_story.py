@@ -33,7 +33,8 @@ def test_the_story(service):
         state = repository.load_character(s)
         req = STAGE_REQUIREMENTS["dating"]
         for stat in ("affection", "trust", "intimacy", "comfort", "respect"):
-            setattr(state, stat, getattr(req, stat) + 60 if stat == "affection" else getattr(req, stat) + 5)
+            setattr(state, stat, getattr(req, stat) + 60 if stat == "affection"
+                                 else getattr(req, stat) + 5)
         state.total_interactions, state.days_known = req.interactions + 5, req.days_known + 1
         state.last_interaction = T0 + timedelta(days=20)  # talked this morning: no decay tonight
         state.relationship_stage = "romantic_interest"
@@ -42,7 +43,8 @@ def test_the_story(service):
     result = runner.run("Can I tell you something? You mean a lot to me.")
     assert result.stage == "romantic_interest"  # the marker gates dating
     confession = EVENTS_BY_ID["confession"]
-    accept = next(i for i, c in enumerate(confession.scene.choices) if CONFESSION_MARKER in c.unlocks)
+    accept = next(i for i, c in enumerate(confession.scene.choices)
+                  if CONFESSION_MARKER in c.unlocks)
     state = service.complete_event(confession, accept, day[0])
     assert CONFESSION_MARKER in state.completed_events and state.relationship_stage == "dating"
 

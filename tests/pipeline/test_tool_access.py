@@ -40,7 +40,8 @@ def configure(db, *entries: McpServerEntry) -> None:
 
 
 def demo(**kw) -> McpServerEntry:
-    return McpServerEntry(name=kw.pop("name", "demo"), command=sys.executable, args=[str(DEMO)], **kw)
+    return McpServerEntry(name=kw.pop("name", "demo"), command=sys.executable,
+                          args=[str(DEMO)], **kw)
 
 
 def test_no_enabled_server_means_no_tools(db):

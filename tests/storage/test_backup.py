@@ -180,7 +180,8 @@ def _no_manifest(name, data):  # noqa: ANN001, ANN202
         ("damaged database", "its database is damaged"),
     ],
 )
-def test_a_damaged_or_newer_archive_is_refused_and_nothing_changes(data_dir, tmp_path, damage, message):
+def test_a_damaged_or_newer_archive_is_refused_and_nothing_changes(data_dir, tmp_path,
+                                                                   damage, message):
     good = create_backup(data_dir, tmp_path / "good.zip", now=NOW).path
     bad = tmp_path / "bad.zip"
     if damage == "not a zip":

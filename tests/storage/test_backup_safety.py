@@ -133,7 +133,8 @@ def test_backups_dated_in_the_future_do_not_outlive_new_ones(data_dir):
 
 
 def test_the_newest_is_the_last_made_even_when_the_clock_went_back(data_dir):
-    first = backup.auto_backup(data_dir, backup.REASON_DAILY, datetime(2031, 5, 1, tzinfo=timezone.utc))
+    first = backup.auto_backup(data_dir, backup.REASON_DAILY,
+                               datetime(2031, 5, 1, tzinfo=timezone.utc))
     second = backup.auto_backup(data_dir, backup.REASON_DAILY, NOW)  # the clock was put right
     assert [b.path for b in list_backups(data_dir)] == [second.path, first.path]
     for _ in range(7):
@@ -145,14 +146,16 @@ def test_a_restore_names_a_before_restore_backup_that_exists(data_dir, tmp_path)
     folder = backup.backup_dir(data_dir)
     folder.mkdir()
     for i in range(7):
-        _fake_archive(folder, f"companion-2030-{i}.zip", datetime(2030, 1, 1 + i, tzinfo=timezone.utc))
+        _fake_archive(folder, f"companion-2030-{i}.zip",
+                      datetime(2030, 1, 1 + i, tzinfo=timezone.utc))
     archive = create_backup(data_dir, tmp_path / "keep.zip", now=NOW).path
     done = restore_backup(data_dir, archive, now=NOW)
     assert done.previous is not None and done.previous.path.is_file()
 
 
 # ------------------------------------------------------------------ size limits
-def _bomb(data_dir: Path, tmp_path: Path, name: str, size: int, block: bytes = bytes(1 << 20)) -> Path:
+def _bomb(data_dir: Path, tmp_path: Path, name: str, size: int,
+          block: bytes = bytes(1 << 20)) -> Path:
     """A real backup with one member of ``size`` bytes added, ``block`` repeated (zeros by
     default: deflated, tiny)."""
     good = create_backup(data_dir, tmp_path / "good.zip", now=NOW).path

@@ -121,7 +121,8 @@ def test_schema_snapshot_is_what_the_migrations_create(tmp_path: Path) -> None:
     from companion_desktop.storage import schema_head
 
     written = migrate.write_schema_snapshot(tmp_path / "schema_head.py")
-    assert written.read_text(encoding="utf-8") == Path(schema_head.__file__).read_text(encoding="utf-8")
+    assert written.read_text(encoding="utf-8") == Path(
+        schema_head.__file__).read_text(encoding="utf-8")
 
 
 def test_revisions_read_from_the_files_match_alembic() -> None:
@@ -157,4 +158,5 @@ def test_snapshot_and_alembic_databases_are_identical(tmp_path: Path) -> None:
         migrate._alembic_upgrade(engine)
     finally:
         engine.dispose()
-    assert migrate.schema_statements(fresh.path) == migrate.schema_statements(tmp_path / "alembic.sqlite3")
+    assert migrate.schema_statements(fresh.path) == migrate.schema_statements(
+        tmp_path / "alembic.sqlite3")

@@ -103,7 +103,8 @@ def test_fact_cap_is_the_apps(populated) -> None:
 def test_a_huge_free_form_object(populated, tmp_path, table_dump, now, good) -> None:
     good["data"]["character"]["extensions"] = {"blob": "x" * 200_000}
     message = refused(populated, tmp_path, json.dumps(good), table_dump, now)
-    assert message.startswith("data.character.extensions: must be at most 100000 characters of JSON")
+    assert message.startswith("data.character.extensions: must be at most 100000 "
+                              "characters of JSON")
 
 
 def test_long_mood_causes_are_cut_like_the_app_cuts_them(good, tmp_path) -> None:

@@ -112,7 +112,8 @@ class AppProcess:
             code = self.proc.wait(within)
         except subprocess.TimeoutExpired:
             self.kill()
-            raise AssertionError(f"still running {within} s after quit: {self.output()[-3000:]}") from None
+            raise AssertionError(f"still running {within} s after quit: "
+                                 f"{self.output()[-3000:]}") from None
         took = time.monotonic() - started
         output = self.output()
         assert "QThread: Destroyed" not in output, output[-3000:]

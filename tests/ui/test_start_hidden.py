@@ -22,7 +22,8 @@ def viewable(app: AppProcess, title: str) -> bool:
     """A mapped, viewable window of the app's process whose title is ``title``, or starts
     with it and " — " (Qt adds the application's name) (X11)."""
     env = {**os.environ, "DISPLAY": app.display}
-    tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True, env=env).stdout
+    tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True,
+                          env=env).stdout
     for line in tree.splitlines():
         name = line.split('"')[1] if line.count('"') >= 2 else ""
         if name != title and not name.startswith(f"{title} — "):
@@ -30,7 +31,8 @@ def viewable(app: AppProcess, title: str) -> bool:
         window = line.split()[0]
         owner = subprocess.run(["xprop", "-id", window, "_NET_WM_PID"], capture_output=True,
                                text=True, env=env).stdout
-        state = subprocess.run(["xwininfo", "-id", window], capture_output=True, text=True, env=env).stdout
+        state = subprocess.run(["xwininfo", "-id", window], capture_output=True,
+                               text=True, env=env).stdout
         if owner.strip().endswith(f"= {app.proc.pid}") and "IsViewable" in state:
             return True
     return False

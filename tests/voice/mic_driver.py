@@ -1,7 +1,8 @@
 """Run by test_mic_capture in its own process, with a sound server that offers a test
 microphone: the app's real capture (QAudioSource through ``ui.mic``), Settings > Voice >
-Hearing's picker and meter, her hearing hands-free, and the sound server lost in use, while ``paplay`` plays a spoken
-WAV into the room the microphone hears. Prints one JSON line of what happened.
+Hearing's picker and meter, her hearing hands-free, and the sound server lost in use, while
+``paplay`` plays a spoken WAV into the room the microphone hears. Prints one JSON line of
+what happened.
 
 Her own voice: HER_WAV is played into the room as she would play it (its samples handed
 to her hearing as she starts), after the GUI thread was busy for a moment, so the
@@ -115,7 +116,8 @@ def main() -> None:
     hearing.close()
     out["closed"] = hearing.source is None
     # the chosen microphone is unplugged before it opens: refused, and said
-    key = next(bytes(d.id()).decode() for d in microphones() if d.description() == "Test_microphone")
+    key = next(bytes(d.id()).decode() for d in microphones()
+               if d.description() == "Test_microphone")
     chosen, refused = MicSource(key), []
     chosen.failed.connect(refused.append)
     modules = subprocess.run(["pactl", "list", "short", "modules"], capture_output=True,

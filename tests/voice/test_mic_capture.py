@@ -74,7 +74,8 @@ def test_the_microphone_is_heard_through_qt_the_settings_meter_her_hearing_and_i
     subprocess.run(["espeak-ng", "-v", "en-us+f3", "-w", str(her), HER], check=True, timeout=30)
     env = {**sound_server, "QT_QPA_PLATFORM": "offscreen"}
     done = subprocess.run([sys.executable, "-m", "tests.voice.mic_driver", str(tmp_path / "data"),
-                           str(voice_data["cache"]), str(wav), "room", str(her), HER], cwd=ROOT, env=env,
+                           str(voice_data["cache"]), str(wav), "room", str(her), HER],
+                          cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=180, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])

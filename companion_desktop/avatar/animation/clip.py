@@ -40,7 +40,8 @@ class Clip:
     hips_translation: Track | None = None
     hips_height: float = 1.0  # metres, the source skeleton's rest hips height
     expressions: dict[str, Track] = field(default_factory=dict)
-    look_at: Track | None = None  # gaze direction: a quaternion track turning +Z (played by look_track)
+    # gaze direction: a quaternion track turning +Z (played by look_track)
+    look_at: Track | None = None
     loop: bool = True
     description: str = ""
 

@@ -25,9 +25,10 @@ class AnimationDriver:
     a slow sway). While clips play it writes the mixer's blended bone rotations and hips
     offset; bones no clip animates get the relaxed pose (without the sway), so the arms
     hang relaxed under a clip that leaves them alone. The mixer's target hips height is
-    read from the model (its rest hips height) the first time. Expressions: while an emote whose clip has expression tracks plays, its
-    weights (faded with the emote) go to ``set_emote`` (the runtime's emote face layer,
-    above mood and flash); the frame it ends, ``set_emote(None)`` clears the layer.
+    read from the model (its rest hips height) the first time. Expressions: while an emote
+    whose clip has expression tracks plays, its weights (faded with the emote) go to
+    ``set_emote`` (the runtime's emote face layer, above mood and flash); the frame it ends,
+    ``set_emote(None)`` clears the layer.
     Base clip expressions are not shown (the face belongs to the mood). Gaze: the mixer's
     look-at (``Mixer.gaze``) goes to ``set_gaze((yaw, pitch) | None, weight)`` each frame,
     before the runtime's look-at stage. Wire it as::

@@ -27,8 +27,9 @@ context_factory: Callable[[], Any] = OffscreenContext
 
 
 class OffscreenRenderer:
-    """An offscreen context (EGL by default, see :data:`context_factory`) with a renderer, kept across pictures. The model is uploaded once
-    and reused while the same ``VrmModel`` object is rendered again.
+    """An offscreen context (EGL by default, see :data:`context_factory`) with a renderer, kept
+    across pictures. The model is uploaded once and reused while the same ``VrmModel`` object
+    is rendered again.
 
     Raises ``RenderUnavailable`` (from ``context``) when no context can be made.
     """

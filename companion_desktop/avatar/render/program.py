@@ -71,7 +71,8 @@ class Program:
         if varyings:
             names = (ctypes.c_char_p * len(varyings))(*(v.encode() for v in varyings))
             GL.glTransformFeedbackVaryings(self.id, len(varyings),
-                                           ctypes.cast(names, ctypes.POINTER(ctypes.POINTER(GL.GLchar))),
+                                           ctypes.cast(names,
+                                                       ctypes.POINTER(ctypes.POINTER(GL.GLchar))),
                                            GL.GL_INTERLEAVED_ATTRIBS)
         GL.glLinkProgram(self.id)
         for shader in shaders:

@@ -286,8 +286,9 @@ class Renderer:
         mirrored = prim.skin is None and np.linalg.det(frame.world[prim.node][:3, :3]) < 0
         state.set("front", GL.GL_CW if mirrored != flip_y else GL.GL_CCW, c.front_face)
         if p.alpha_mode == 2:
-            state.set("blend", True, lambda _v: (c.enable(GL.GL_BLEND),
-                                                 c.blend_func(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)))
+            state.set("blend", True,
+                      lambda _v: (c.enable(GL.GL_BLEND),
+                                  c.blend_func(GL.GL_ONE, GL.GL_ONE_MINUS_SRC_ALPHA)))
             state.set("depth_mask", GL.GL_TRUE if p.zwrite else GL.GL_FALSE, c.depth_mask)
         else:
             state.set("blend", False, lambda _v: c.disable(GL.GL_BLEND))

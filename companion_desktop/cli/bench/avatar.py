@@ -35,7 +35,8 @@ def bench_avatar_update(path: Path, frames: int = 300, report: Callable[[str], N
     figures["update_p50"] = statistics.median(whole)
     figures["update_p95"] = percentile(whole, 95)
     report(f"  CPU update per frame (the peer's workload): p50 {figures['update_p50']:.2f} ms, "
-           f"p95 {figures['update_p95']:.2f} ms (aim <= {aim_ms:g} ms); by stage (median ms): {parts}")
+           f"p95 {figures['update_p95']:.2f} ms (aim <= {aim_ms:g} ms); "
+           f"by stage (median ms): {parts}")
     return figures
 
 def bench_avatar_frame(path: Path, frames: int = 20, report: Callable[[str], None] = print) -> None:
@@ -99,7 +100,8 @@ def bench_animation(path: Path, frames: int = 600, report: Callable[[str], None]
         (steady if i < frames // 2 else fading).append((time.perf_counter() - t0) * 1000)
     joints = len(model.skins[0].joints) if model.skins else 0
     report(f"  animation per frame ({joints}-joint skin): one clip + mixer p50 "
-           f"{statistics.median(steady):.3f} ms; cross-fade + emote p50 {statistics.median(fading):.3f} ms, "
+           f"{statistics.median(steady):.3f} ms; cross-fade + emote p50 "
+           f"{statistics.median(fading):.3f} ms, "
            f"p95 {percentile(fading, 95):.3f} ms (aim < 0.5 ms)")
 
 

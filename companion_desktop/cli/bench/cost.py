@@ -61,7 +61,8 @@ class FrameStats:
                 if item.get("event") == "window_shown" and stats.shown is None:
                     stats.shown = float(item["time"])
                 elif item.get("event") == "frames":
-                    stats.frames.append((float(item["time"]), int(item["pictures"]), int(item["views"])))
+                    stats.frames.append((float(item["time"]), int(item["pictures"]),
+                                         int(item["views"])))
                     if "ticks" in item:
                         stats.ticks.append((float(item["time"]), int(item["ticks"]),
                                             float(item.get("largest_step_px", 0.0))))
@@ -200,8 +201,9 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
                 report(f"  idle app: it exited ({app.proc.returncode}): {app.tail()}")
                 return
             share, fps, views = app.cpu_share(seconds)
-            report(f"  idle app (chat window + overlay, Hana) for {seconds:.0f} s: {share:.1f}% of one "
-                   f"core, all threads (aim <= 20%); {_frames_text(fps, views, app.last_motion)}")
+            report(f"  idle app (chat window + overlay, Hana) for {seconds:.0f} s: "
+                   f"{share:.1f}% of one core, all threads (aim <= 20%); "
+                   f"{_frames_text(fps, views, app.last_motion)}")
             if beside is not None and app.alive:
                 wall0, cpu0 = time.time(), cpu_seconds(app.proc.pid)
                 beside()
@@ -210,7 +212,8 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
                 stats = app.stats()
                 fps = stats.distinct_fps(wall0 - 0.6, wall1 + 1.2)
                 motion = stats.motion(wall0 - 0.6, wall1 + 1.2)
-                report(f"  her while the local model streams: {100 * (cpu1 - cpu0) / (wall1 - wall0):.1f}% "
+                report(f"  her while the local model streams: "
+                       f"{100 * (cpu1 - cpu0) / (wall1 - wall0):.1f}% "
                        f"of one core; {_frames_text(fps, stats.views(wall0, wall1 + 1.2), motion)}")
         except OSError:  # /proc/PID went away: it quit while being measured
             report(f"  idle app: it exited while measured ({app.proc.poll()}): {app.tail()}")
@@ -234,8 +237,9 @@ def bench_local_model(report: Callable[[str], None] = print, tokens: int = 200,
         bench_app_idle(report, seconds, beside=measure)
         alone.append(stream_tokens(server.url, tokens).rate)
     workers = os.cpu_count() or 1
-    head = (f"  synthetic local model (no llama.cpp or weights here: a stand-in server on 127.0.0.1, "
-            f"each token a fixed numpy workload over {workers} threads), {tokens}-token stream:")
+    head = (f"  synthetic local model (no llama.cpp or weights here: a stand-in server on "
+            f"127.0.0.1, each token a fixed numpy workload over {workers} threads), "
+            f"{tokens}-token stream:")
     base = sum(alone) / len(alone)
     if not beside:
         report(f"{head} alone {alone[0]:.1f} then {alone[1]:.1f} tokens/s; not measured beside her")

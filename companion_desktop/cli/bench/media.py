@@ -119,7 +119,8 @@ def bench_tools(calls: int = 50, report: Callable[[str], None] = print) -> None:
                 times.append(time.perf_counter() - t0)
     times.sort()
     report(f"  MCP stdio: start + list tools {start * 1000:.0f} ms; one call p50 "
-           f"{times[len(times) // 2] * 1000:.1f} ms, p95 {times[int(len(times) * 0.95)] * 1000:.1f} ms")
+           f"{times[len(times) // 2] * 1000:.1f} ms, "
+           f"p95 {times[int(len(times) * 0.95)] * 1000:.1f} ms")
 
 
 def run_media_bench(report: Callable[[str], None] = print) -> None:

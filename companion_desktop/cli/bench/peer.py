@@ -80,7 +80,8 @@ def bench_threevrm_twin(path: Path, frames: int = 300, warmup: int = 30,
     top = high + 0.03 * (high - low)
     hips = float(first.world[model.humanoid["hips"]][1, 3]) if "hips" in model.humanoid else None
     bottom = hips if hips is not None and low < hips < top else high - 0.6 * (high - low)
-    center, distance = 0.5 * (top + bottom), 0.5 * max(top - bottom, 1e-2) / math.tan(math.radians(15))
+    center, distance = (0.5 * (top + bottom),
+                        0.5 * max(top - bottom, 1e-2) / math.tan(math.radians(15)))
     camera = Camera(eye=np.array([0, center, distance], np.float32),
                     target=np.array([0, center, 0], np.float32), fov_y=30.0,
                     near=max(0.01, distance * 0.05), far=distance * 20)
@@ -211,7 +212,8 @@ def parse_peer_output(stdout: str) -> dict | None:
             item = json.loads(line)
         except ValueError:
             continue
-        if isinstance(item, dict) and all(k in item for k in ("fps", "update_ms_mean", "render_ms_mean")):
+        if isinstance(item, dict) and all(k in item
+                                          for k in ("fps", "update_ms_mean", "render_ms_mean")):
             return item
     return None
 

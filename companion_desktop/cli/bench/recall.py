@@ -29,14 +29,16 @@ def bench_memory(report: Callable[[str], None] = print) -> None:
         index.set_all(list(range(n)), vectors, rng.uniform(0, 100, n).tolist())
         query = vectors[7] * 0.8 + vectors[9] * 0.2
         query /= np.linalg.norm(query)
-        for label, candidates in (("all facts", None), (f"{CANDIDATE_POOL} most important", CANDIDATE_POOL)):
+        for label, candidates in (("all facts", None),
+                                  (f"{CANDIDATE_POOL} most important", CANDIDATE_POOL)):
             times = []
             for _ in range(30):
                 t0 = time.perf_counter()
                 index.search(query, limit=10, min_similarity=RELEVANT_MIN_SIMILARITY,
                              w_sim=RELEVANT_W_SIM, w_imp=RELEVANT_W_IMP, candidates=candidates)
                 times.append((time.perf_counter() - t0) * 1000)
-            report(f"  retrieval over {n:>7,} facts ({label}): p50 {statistics.median(times):.2f} ms, "
+            report(f"  retrieval over {n:>7,} facts ({label}): "
+                   f"p50 {statistics.median(times):.2f} ms, "
                    f"p95 {percentile(times, 95):.2f} ms (aim: 100,000 in < 10 ms)")
     try:
         from companion_desktop.memory.backfill import backfill
@@ -48,7 +50,8 @@ def bench_memory(report: Callable[[str], None] = print) -> None:
 
         t0 = time.perf_counter()
         embedder = load_embedder(resolve_model())
-        report(f"  embedding model {embedder.model_name}: loaded in {time.perf_counter() - t0:.1f} s")
+        report(f"  embedding model {embedder.model_name}: "
+               f"loaded in {time.perf_counter() - t0:.1f} s")
     except (ImportError, EmbedderUnavailable) as error:
         report(f"  embedding model: not available ({error}); query and backfill figures skipped")
         return
@@ -64,4 +67,5 @@ def bench_memory(report: Callable[[str], None] = print) -> None:
     t0 = time.perf_counter()
     count = sum(1 for _ in backfill(embedder, items, batch=32))
     elapsed = time.perf_counter() - t0
-    report(f"  backfill: {count} facts in {elapsed:.2f} s = {count / elapsed:.0f} facts/s (batches of 32)")
+    report(f"  backfill: {count} facts in {elapsed:.2f} s = "
+           f"{count / elapsed:.0f} facts/s (batches of 32)")

@@ -117,7 +117,8 @@ def stream_tokens(base_url: str, tokens: int = 200, timeout: float = 60.0) -> To
             "messages": [{"role": "user", "content": "Count for me."}]}
     stamps: list[float] = []
     deadline = time.monotonic() + timeout
-    with httpx.stream("POST", f"{base_url}/v1/chat/completions", json=body, timeout=timeout) as reply:
+    with httpx.stream("POST", f"{base_url}/v1/chat/completions", json=body,
+                      timeout=timeout) as reply:
         reply.raise_for_status()
         for _ in sse_contents(reply.iter_lines()):
             stamps.append(time.perf_counter())

@@ -38,11 +38,13 @@ class InstantProvider:
         self.config = ProviderConfig("instant", "in-process", "instant")
         self.reply = reply
 
-    def stream_chat(self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None) -> Iterator[str]:
+    def stream_chat(self, system: str, messages: list[ChatMessage],
+                    cancel: CancelToken | None = None) -> Iterator[str]:
         for start in range(0, len(self.reply), 12):
             yield self.reply[start : start + 12]
 
-    def complete_json(self, system: str, messages: list[ChatMessage], cancel: CancelToken | None = None) -> dict[str, Any]:
+    def complete_json(self, system: str, messages: list[ChatMessage],
+                      cancel: CancelToken | None = None) -> dict[str, Any]:
         return {}
 
     def list_models(self) -> list[str]:

@@ -59,8 +59,9 @@ def default_position(size: tuple[int, int], screen: QRect, margin: int = 24) -> 
 
 
 def fit_mask(mask: np.ndarray, height: int, width: int) -> np.ndarray:
-    """``mask`` (a 2-D array in device pixels) resampled to ``(height, width)`` widget pixels, nearest
-    pixel at the fractional scale: the same place at any scale, 125%/150%/175% included."""
+    """``mask`` (a 2-D array in device pixels) resampled to ``(height, width)`` widget pixels,
+    nearest pixel at the fractional scale: the same place at any scale, 125%/150%/175%
+    included."""
     rows = _nearest(mask.shape[0], height)
     cols = _nearest(mask.shape[1], width)
     return mask[rows[:, None], cols[None, :]]

@@ -57,7 +57,8 @@ class StatePanel(QFrame):
         self.stage.setText(STAGE_NAMES[state.relationship_stage])
         mood = state.mood
         why = f" · {mood.causes[-1]}" if mood.causes else ""
-        self.mood.setText(f"{MOOD_EMOJI.get(mood.primary, '')} {mood.primary} ({mood.intensity}){why}")
+        self.mood.setText(f"{MOOD_EMOJI.get(mood.primary, '')} {mood.primary} "
+                          f"({mood.intensity}){why}")
         dating = state.app_mode == "dating_sim"
         for stat, bar in self.bars.items():
             bar.setValue(getattr(state, stat))

@@ -7,7 +7,8 @@ three platforms, and reports key releases too, which push-to-talk needs. It obse
 without taking them from other programs.
 
 Its listener runs on its own thread, which never touches Qt: events cross to the GUI
-thread through a socket pair watched by a ``QSocketNotifier``, and come out as signals. Keys are written the way Qt's key-sequence editor shows them
+thread through a socket pair watched by a ``QSocketNotifier``, and come out as signals.
+Keys are written the way Qt's key-sequence editor shows them
 ("Ctrl+Alt+H", "F10"); :func:`to_pynput` turns one into pynput's form. Where the system
 refuses (a Wayland session without X11, no display, a platform pynput cannot hook, or
 macOS without the Accessibility permission) :attr:`GlobalHotkeys.problem` says why, in

@@ -212,7 +212,8 @@ class Desktop(QObject):
         self.host.set_fps(self._avatar_settings().fps)
 
     def settings_applied(self) -> None:
-        """Settings were saved: display toggles, frame rate, voice, hotkeys and the idle pool take effect now."""
+        """Settings were saved: display toggles, frame rate, voice, hotkeys and the idle pool
+        take effect now."""
         self._on_model()
         self.start_hotkeys()
         self.voice.reload()

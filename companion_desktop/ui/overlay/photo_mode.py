@@ -88,7 +88,8 @@ class PhotoDialog(QDialog):
         base = self.view.camera
         if base is None:
             return
-        self.view.camera_override = orbit(base, self.yaw.value(), self.pitch.value(), self.zoom.value() / 100)
+        self.view.camera_override = orbit(base, self.yaw.value(), self.pitch.value(),
+                                          self.zoom.value() / 100)
 
     def _face(self, name: str) -> None:
         runtime = self.host.runtime

@@ -183,7 +183,8 @@ class OverlayWindow(QWidget):
         self.bubble.setMaximumWidth(max(160, width - 16))
         self.bubble.setMaximumHeight(max(60, area + 40))
         self.bubble.adjustSize()
-        self.bubble.move((width - self.bubble.width()) // 2, max(4, area - self.bubble.height() + 24))
+        self.bubble.move((width - self.bubble.width()) // 2,
+                         max(4, area - self.bubble.height() + 24))
         self.input.setFixedWidth(max(160, width - 24))
         self.input.move(12, self.height() - self.input.height() - 10)
         self.place_mic()
@@ -332,7 +333,8 @@ class OverlayWindow(QWidget):
         top = QAction("Always on top", menu, checkable=True, checked=self.always_on_top)
         top.toggled.connect(self.set_always_on_top)
         menu.addAction(top)
-        through = QAction("Click through empty space", menu, checkable=True, checked=self.click_through)
+        through = QAction("Click through empty space", menu, checkable=True,
+                          checked=self.click_through)
         through.toggled.connect(self.set_click_through)
         menu.addAction(through)
         menu.addAction("Photo mode…", self.photo_requested.emit)

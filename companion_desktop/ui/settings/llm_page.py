@@ -72,7 +72,8 @@ class LlmPage(QWidget):
         if self.saved.provider not in SPECS:
             self.provider.addItem("Choose a provider…", None)
         for spec in SPECS.values():
-            where = "on this computer" if spec.local else "cloud" if spec.needs_key else "any server"
+            where = ("on this computer" if spec.local else "cloud" if spec.needs_key
+                     else "any server")
             self.provider.addItem(f"{spec.name}  ·  {where}", spec.id)
         form.addRow("Provider", self.provider)
         self.base_url = QLineEdit(objectName="baseUrl")

@@ -34,7 +34,8 @@ FILE_FILTER = "VRM and glTF models (*.vrm *.glb *.gltf);;All files (*)"
 class ModelSection(QWidget):
     """Her 3D model: which file, its report, and buttons to change it."""
 
-    def __init__(self, service: CompanionService, host: AvatarHost, parent: QWidget | None = None) -> None:
+    def __init__(self, service: CompanionService, host: AvatarHost,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.service = service
         self.host = host
@@ -69,7 +70,8 @@ class ModelSection(QWidget):
         self._show_current()
 
     def choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose her model", str(Path.home()), FILE_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Choose her model", str(Path.home()),
+                                              FILE_FILTER)
         if path:
             self.load(Path(path))
 
@@ -121,5 +123,6 @@ class ModelSection(QWidget):
             self.report.clear()
             return
         name = model.meta.name or Path(model.source or "model").stem
-        self.current.setText(f"<b>{escape(name)}</b> · VRM {escape(model.version)} · {escape(Path(model.source).name)}")
+        self.current.setText(f"<b>{escape(name)}</b> · VRM {escape(model.version)} · "
+                             f"{escape(Path(model.source).name)}")
         self.report.setPlainText(format_report(inspect(model)))

@@ -21,7 +21,8 @@ def audio_format(rate: int, channels: int = 1, sample_format: QAudioFormat.Sampl
     return fmt
 
 
-def convert_pcm(pcm: bytes, rate: int, to_rate: int, channels: int = 1, as_float: bool = False) -> bytes:
+def convert_pcm(pcm: bytes, rate: int, to_rate: int, channels: int = 1,
+                as_float: bool = False) -> bytes:
     """16-bit mono ``pcm`` at ``rate`` Hz as ``channels`` interleaved channels at ``to_rate``
     Hz (linear interpolation: speech needs nothing finer), 16-bit or 32-bit float."""
     samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0

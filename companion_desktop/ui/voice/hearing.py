@@ -8,7 +8,8 @@ recognised on the UI's background pool (``ui.background``: quitting waits for it
 bounded time), one at a time. The model is made ready (``voice.whisper_files``, the
 first time assembled with progress) as soon as a mode is turned on.
 
-Signals: ``changed`` (settings applied), ``state_changed(state)`` with :data:`STATES`; ``level(rms 0..1)`` while open;
+Signals: ``changed`` (settings applied), ``state_changed(state)`` with :data:`STATES`;
+``level(rms 0..1)`` while open;
 ``speech_started`` (the barge-in trigger); ``heard(text)``; ``problem(message)`` for the
 user (no microphone, a device gone, a missing or damaged model, a server error);
 ``progress(text)`` while the model is prepared ("" once it is ready).

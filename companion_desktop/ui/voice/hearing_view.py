@@ -164,7 +164,8 @@ class PushToTalkKey(QObject):
         kind = event.type()
         if kind not in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
             return False
-        if self.hearing.mode != "push_to_talk" or event.key() != key_of(self.hearing.settings.ptt_key):
+        if (self.hearing.mode != "push_to_talk"
+                or event.key() != key_of(self.hearing.settings.ptt_key)):
             return False
         if not event.isAutoRepeat():
             (self.hearing.press if kind == QEvent.Type.KeyPress else self.hearing.release)()

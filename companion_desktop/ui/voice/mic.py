@@ -5,7 +5,8 @@ a few tens of milliseconds at a time, on the GUI thread. :class:`MicSource` open
 ``QAudioSource`` on the chosen input (16 kHz mono 16-bit or float when the device takes
 it, else its own format converted here) only between ``start()`` and ``stop()``; a
 device that is missing, refuses to open, stops with an error, stops sending sound (its
-sound server gone) or is unplugged gives ``failed(message)`` and closes. :class:`FileSource` plays samples (a WAV file, an
+sound server gone) or is unplugged gives ``failed(message)`` and closes.
+:class:`FileSource` plays samples (a WAV file, an
 array) through the same signal at real time or faster; with ``live`` it goes on with
 silence once they are played, like a quiet microphone, and ``feed`` adds more.
 """

@@ -125,7 +125,8 @@ class Playback(QObject):
         fitted = None if device.isNull() else fit_to_device(self.clip.audio.pcm,
                                                              self.clip.audio.sample_rate, device)
         if fitted is None:
-            log.info("no audio output for %d Hz speech; speaking silently", self.clip.audio.sample_rate)
+            log.info("no audio output for %d Hz speech; speaking silently",
+                     self.clip.audio.sample_rate)
             return
         data, fmt = fitted
         self.buffer = QBuffer(self)

@@ -212,7 +212,8 @@ def test_a_small_file_with_a_huge_object_count_is_refused_fast(tmp_path):
     from companion_desktop.avatar.vrm.loader import load_model as _load
 
     doc = {"asset": {"version": "2.0"}, "nodes": [{} for _ in range(10)],
-           "animations": [{"channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}] * 40000,
+           "animations": [{"channels": [{"sampler": 0,
+                                         "target": {"node": 0, "path": "rotation"}}] * 40000,
                            "samplers": [{"input": 0, "output": 0}]}]}
     path = tmp_path / "many.gltf"
     path.write_text(_json.dumps(doc))

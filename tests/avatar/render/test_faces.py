@@ -51,7 +51,8 @@ def test_expression_changes_the_face(render, loader, expression):
     model = loader()
     camera = frame_camera(model, rest_frame(model), "upper", W / H)
     neutral = render(model, face_frame(model), width=W, height=H, camera=camera)
-    changed = render(model, face_frame(model, **{expression: 1.0}), width=W, height=H, camera=camera)
+    changed = render(model, face_frame(model, **{expression: 1.0}), width=W, height=H,
+                     camera=camera)
     rows, cols = head_box(model, camera)
     diff = np.abs(neutral[..., :3].astype(int) - changed[..., :3].astype(int)).sum(axis=2) > 40
     in_face = diff[rows, cols].sum()

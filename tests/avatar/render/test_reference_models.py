@@ -32,12 +32,14 @@ def posed_frame(model, bends: dict[int, float], morphs: float = 0.0) -> Frame:
     """Rotate the given joints (node index -> degrees about their local Z) from rest."""
     locals_ = rest_locals(model)
     for node, degrees in bends.items():
-        turn = quat.to_matrix(quat.from_axis_angle(np.array([0.0, 0.0, 1.0]), math.radians(degrees)))
+        turn = quat.to_matrix(quat.from_axis_angle(np.array([0.0, 0.0, 1.0]),
+                                                   math.radians(degrees)))
         m = np.eye(4, dtype=np.float32)
         m[:3, :3] = turn
         locals_[node] = locals_[node] @ m
     world = world_matrices(model, locals_)
-    weights = [np.full(len(mesh.primitives[0].targets) if mesh.primitives else 0, morphs, np.float32)
+    weights = [np.full(len(mesh.primitives[0].targets) if mesh.primitives else 0, morphs,
+                       np.float32)
                for mesh in model.meshes]
     return Frame(world, joint_matrices(model, world), weights)
 
@@ -51,7 +53,8 @@ def cpu_points(model, frame: Frame) -> np.ndarray:
         for prim in model.meshes[node.mesh].primitives:
             positions, normals = apply_morphs(prim, frame.morph_weights[node.mesh])
             if node.skin is not None and prim.joints is not None:
-                positions, _ = skin_vertices(prim, frame.joint_matrices[node.skin], positions, normals)
+                positions, _ = skin_vertices(prim, frame.joint_matrices[node.skin], positions,
+                                             normals)
             else:
                 m = frame.world[index]
                 positions = positions @ m[:3, :3].T + m[:3, 3]

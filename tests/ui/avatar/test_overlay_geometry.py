@@ -88,7 +88,8 @@ view.set_picture(pixels)
 mask = view.alpha_mask()
 rect = mask_region(mask).boundingRect()
 print(json.dumps({"ratio": view.devicePixelRatioF(), "picture": [width, height],
-                  "mask": list(mask.shape), "rect": [rect.x(), rect.y(), rect.width(), rect.height()]}))
+                  "mask": list(mask.shape),
+                  "rect": [rect.x(), rect.y(), rect.width(), rect.height()]}))
 """
 
 
@@ -124,7 +125,8 @@ def test_click_through_region_follows_a_ring_outline(qapp, scale):
     region = mask_region(fit_mask(picture, 120, 120))  # widget pixels
     assert region.boundingRect() == QRect(5, 5, 110, 110)
     assert not region.contains(QPoint(60, 60))  # the hole's centre
-    assert not region.contains(QPoint(60, 40)) and not region.contains(QPoint(75, 60))  # in the hole
+    # in the hole
+    assert not region.contains(QPoint(60, 40)) and not region.contains(QPoint(75, 60))
     assert not region.contains(QPoint(8, 8))  # a corner of the bounding box, outside the ring
     assert region.contains(QPoint(60, 10)) and region.contains(QPoint(20, 60))  # on the ring
     assert region.contains(QPoint(60, 105)) and region.contains(QPoint(100, 60))

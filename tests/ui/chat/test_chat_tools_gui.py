@@ -74,7 +74,8 @@ def ask_and_answer(window, qtbot, server, button: str) -> str:
     qtbot.keyClick(window.input, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: bool(window.transcript.notices("ask")), timeout=20000)
     notice = window.transcript.notices("ask")[0]
-    assert "add" in notice.label.text() and "demo" in notice.label.text() and '"a": 19' in notice.text()
+    assert ("add" in notice.label.text() and "demo" in notice.label.text()
+            and '"a": 19' in notice.text())
     assert "not reviewed" in notice.label.text()  # every tool asks until the user reviews it
     assert window.busy  # the turn waits for the answer
     qtbot.mouseClick(notice.buttons[button], Qt.MouseButton.LeftButton)
@@ -90,14 +91,16 @@ def test_allowed_tool_runs_and_she_answers(tool_chat, qtbot, server):
     texts = [b.text() for b in tool_chat.transcript.bubbles()]
     assert "Let me work that out.\n\nThat makes 42!" in texts  # both rounds' words, in order
     offered = json.dumps(server.requests[0]["tools"])
-    assert "demo__add" in offered and "mcp_tool_security" in server.requests[0]["messages"][0]["content"]
+    assert ("demo__add" in offered
+            and "mcp_tool_security" in server.requests[0]["messages"][0]["content"])
     assert "allowed" in tool_chat.transcript.notices("ask")[0].label.text()
 
 
 def test_denied_tool_does_not_run(tool_chat, qtbot, server):
     result = ask_and_answer(tool_chat, qtbot, server, "Deny")
     assert "declined" in result and "42" not in result
-    assert any(t.endswith("That makes 42!") for t in (b.text() for b in tool_chat.transcript.bubbles()))
+    assert any(t.endswith("That makes 42!")
+               for t in (b.text() for b in tool_chat.transcript.bubbles()))
 
 
 def test_stop_while_waiting_expires_the_question(tool_chat, qtbot, server):
@@ -113,7 +116,8 @@ def test_stop_while_waiting_expires_the_question(tool_chat, qtbot, server):
 
 
 @pytest.mark.gl
-@pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb) for OpenGL windows")
+@pytest.mark.skipif(not os.environ.get("DISPLAY"),
+                    reason="needs an X display (Xvfb) for OpenGL windows")
 def test_a_question_from_the_overlay_brings_up_the_chat(desktop, qtbot, server, service):
     configure_demo(service)
     tools = ToolAccess(service.db)
@@ -127,7 +131,8 @@ def test_a_question_from_the_overlay_brings_up_the_chat(desktop, qtbot, server, 
         qtbot.waitUntil(lambda: bool(chat.transcript.notices("ask")), timeout=20000)
         assert chat.isVisible()
         assert "May I use add?" in desktop.overlay.bubble.label.text()
-        qtbot.mouseClick(chat.transcript.notices("ask")[0].buttons["Allow"], Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(chat.transcript.notices("ask")[0].buttons["Allow"],
+                         Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: not chat.busy and chat.pending is None, timeout=20000)
         assert "Four!" in desktop.overlay.bubble.label.text()
     finally:

@@ -18,7 +18,8 @@ def test_confession_accept_grants_the_marker(qtbot, service):
     assert dialog.dialogue.text() == event.scene.dialogue
     with qtbot.waitSignal(dialog.finished_with):
         dialog.choices[accept].click()
-    assert dialog.response.isVisible() and dialog.response.text() == event.scene.choices[accept].response
+    assert (dialog.response.isVisible()
+            and dialog.response.text() == event.scene.choices[accept].response)
     assert all(not b.isEnabled() for b in dialog.choices)
     state = service.load(T0).state
     assert CONFESSION_MARKER in state.completed_events and "confession" in state.completed_events
@@ -53,7 +54,8 @@ def test_a_turn_that_fires_an_event_opens_its_scene(qtbot, chat, server):
 
     from tests.ui.scripted_provider import Script, reply_with_block
 
-    server.scripts.append(Script(reply_with_block("Oh, hello! It's lovely to meet you.", affection_delta=2)))
+    server.scripts.append(Script(reply_with_block("Oh, hello! It's lovely to meet you.",
+                                                  affection_delta=2)))
     chat.input.setPlainText("Hi! I'm new here.")
     qtbot.keyClick(chat.input, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: getattr(chat, "_scene_dialog", None) is not None, timeout=15000)

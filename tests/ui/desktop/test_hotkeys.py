@@ -28,7 +28,8 @@ def press(*args: str) -> None:
 
 
 @pytest.mark.parametrize("qt,expected", [
-    ("Ctrl+Alt+H", "<ctrl>+<alt>+h"), ("F10", "<f10>"), ("Meta+Shift+Space", "<cmd>+<shift>+<space>"),
+    ("Ctrl+Alt+H", "<ctrl>+<alt>+h"), ("F10", "<f10>"),
+    ("Meta+Shift+Space", "<cmd>+<shift>+<space>"),
     ("Ctrl+PgDown", "<ctrl>+<page_down>"), ("Alt+1", "<alt>+1"),
 ])
 def test_qt_key_text_becomes_pynput_text(qt, expected):
@@ -240,7 +241,8 @@ REFUSED = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("env,expected", [
-    ({"XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0"}, "not available in this Wayland"),
+    ({"XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0"},
+     "not available in this Wayland"),
     ({}, "need a display"),
     ({"DISPLAY": ":87"}, "Global hotkeys could not start"),  # no X server there
 ])

@@ -16,7 +16,8 @@ from tests.ui.scripted_provider import Script, reply_with_block
 pytestmark = [
     pytest.mark.gl,
     pytest.mark.qt,
-    pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb) for OpenGL windows"),
+    pytest.mark.skipif(not os.environ.get("DISPLAY"),
+                       reason="needs an X display (Xvfb) for OpenGL windows"),
 ]
 
 
@@ -28,7 +29,8 @@ def use_model(desktop, service, model: str) -> None:
     desktop.chat.reconnect()
 
 
-def test_a_photo_dropped_on_her_is_seen_answered_and_kept(desktop, qtbot, server, service, tmp_path):
+def test_a_photo_dropped_on_her_is_seen_answered_and_kept(desktop, qtbot, server, service,
+                                                          tmp_path):
     use_model(desktop, service, "llava:7b")
     server.scripts.append(Script(reply_with_block("What a pretty garden!"), delay=0.01))
     photo = write_photo(tmp_path / "garden.jpg", size=(2400, 1800))
@@ -51,5 +53,6 @@ def test_a_text_only_model_says_so_on_her_bubble(desktop, qtbot, server, service
     photo = write_photo(tmp_path / "garden.jpg")
     assert drag_enter(desktop.overlay.view, url_mime(photo)).isAccepted()
     drop(desktop.overlay.view, url_mime(photo))
-    qtbot.waitUntil(lambda: "can't see images" in desktop.overlay.bubble.label.text(), timeout=15000)
+    qtbot.waitUntil(lambda: "can't see images" in desktop.overlay.bubble.label.text(),
+                    timeout=15000)
     assert sent_images(server) == [] and not desktop.chat.busy

@@ -19,7 +19,8 @@ from tests.ui.scripted_provider import Script, reply_with_block
 pytestmark = [
     pytest.mark.gl,
     pytest.mark.qt,
-    pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb) for OpenGL windows"),
+    pytest.mark.skipif(not os.environ.get("DISPLAY"),
+                       reason="needs an X display (Xvfb) for OpenGL windows"),
 ]
 
 
@@ -59,7 +60,8 @@ def desktop(qtbot, service, server):
     desk.overlay.show()
     qtbot.waitExposed(desk.overlay)
     view = desk.overlay.view
-    qtbot.waitUntil(lambda: view.alpha_mask() is not None and view.alpha_mask().any(), timeout=15000)
+    qtbot.waitUntil(lambda: view.alpha_mask() is not None and view.alpha_mask().any(),
+                    timeout=15000)
     yield desk
     chat.shutdown()
 
@@ -150,7 +152,8 @@ def test_scroll_scales_her(desktop, service):
 
 
 def test_talking_from_the_overlay_shows_in_both_windows(desktop, qtbot, server):
-    server.scripts.append(Script(reply_with_block("Hi! I'm right here with you.", affection_delta=2),
+    server.scripts.append(Script(reply_with_block("Hi! I'm right here with you.",
+                                                  affection_delta=2),
                                  delay=0.02))
     overlay, chat = desktop.overlay, desktop.chat
     overlay.show_input()
@@ -244,10 +247,12 @@ def test_a_due_reminder_fires_as_a_system_event_in_both_windows(desktop, qtbot, 
     from companion_desktop.storage import reminders as store
 
     with service.db.session() as session:
-        store.add_reminder(session, T0 - timedelta(minutes=1), "stretch your legs", T0 - timedelta(hours=1), None)
+        store.add_reminder(session, T0 - timedelta(minutes=1), "stretch your legs",
+                           T0 - timedelta(hours=1), None)
     server.scripts.append(Script(reply_with_block("Time to stretch your legs!", affection_delta=5)))
     desktop.poller.poll()
-    qtbot.waitUntil(lambda: any("stretch your legs" in n.text() for n in desktop.chat.transcript.notices()),
+    qtbot.waitUntil(lambda: any("stretch your legs" in n.text()
+                                for n in desktop.chat.transcript.notices()),
                     timeout=15000)
     assert "Time to stretch your legs!" in desktop.overlay.bubble.label.text()
     with service.db.read_session() as session:

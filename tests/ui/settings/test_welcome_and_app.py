@@ -192,7 +192,8 @@ def test_she_lets_other_programs_go_first():
         "seen = []\n"
         "def child():\n"
         "    tid = threading.get_native_id()\n"
-        "    seen.append(int(open(f'/proc/self/task/{tid}/stat').read().rsplit(')', 1)[1].split()[16]))\n"
+        "    seen.append(int(open(f'/proc/self/task/{tid}/stat').read().rsplit(')', 1)[1]"
+        ".split()[16]))\n"
         "t = threading.Thread(target=child); t.start(); t.join()\n"
         "print(before, first, second, seen[0], YIELD_NICE)\n"
     )

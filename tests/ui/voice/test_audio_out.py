@@ -27,7 +27,8 @@ def test_resampled_to_stereo_16_bit_keeps_pitch_and_length():
     out = np.frombuffer(convert_pcm(pcm, 22050, 48000, channels=2), dtype="<i2").reshape(-1, 2)
     assert abs(out.shape[0] - 48000) <= 1  # one second is still one second
     assert np.array_equal(out[:, 0], out[:, 1])
-    assert abs(crossings_per_second(out[:, 0].astype(float), 48000) - 880) < 10  # 440 Hz: 880 crossings/s
+    # 440 Hz: 880 crossings/s
+    assert abs(crossings_per_second(out[:, 0].astype(float), 48000) - 880) < 10
     assert np.abs(out).max() <= 20001
 
 

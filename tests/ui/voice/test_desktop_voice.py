@@ -18,7 +18,8 @@ from tests.ui.scripted_provider import Script
 pytestmark = [
     pytest.mark.gl,
     pytest.mark.qt,
-    pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display (Xvfb) for OpenGL windows"),
+    pytest.mark.skipif(not os.environ.get("DISPLAY"),
+                       reason="needs an X display (Xvfb) for OpenGL windows"),
     pytest.mark.skipif(not EspeakBackend().available(), reason="espeak-ng is not installed"),
 ]
 
@@ -60,7 +61,8 @@ def test_spoken_reply_moves_her_lips_and_holds_the_flash(desktop, qtbot, server,
             continue
         # the runtime got the weights of the audio being heard (one lip update behind at most)
         assert max(runtime.visemes.values(), default=0.0) > 0.0 or samples < 3
-    assert time.monotonic() - started > FLASH_HOLD_S  # a sentence this long outlasts the normal hold
+    # a sentence this long outlasts the normal hold
+    assert time.monotonic() - started > FLASH_HOLD_S
     spoken_for = runtime.time - avatar_started  # on her clock (frames may lag on software GL)
     assert open_frames >= samples // 3
     # the flash held for as long as she spoke (up to 8 s), then let go
@@ -100,8 +102,10 @@ def test_a_fired_reminder_is_spoken(desktop, qtbot, server, service):
 
     voice_on(service)
     with service.db.session() as session:
-        store.add_reminder(session, T0 - timedelta(minutes=1), "stretch", T0 - timedelta(hours=1), None)
+        store.add_reminder(session, T0 - timedelta(minutes=1), "stretch",
+                           T0 - timedelta(hours=1), None)
     server.scripts.append(Script(spoken_reply(), delay=0.01))
     desktop.poller.poll()
     qtbot.waitUntil(lambda: desktop.voice.speaking, timeout=20000)
-    assert LINE in desktop.overlay.bubble.label.text() and "speak(" not in desktop.overlay.bubble.label.text()
+    assert (LINE in desktop.overlay.bubble.label.text()
+            and "speak(" not in desktop.overlay.bubble.label.text())

@@ -39,7 +39,8 @@ from companion_desktop.ui.settings.key_field import SAVED_KEY, KeyField
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form, status
 from companion_desktop.ui.voice import key_of
 
-MODES = {"off": "Off: she does not listen", "push_to_talk": "Push-to-talk (hold the mic button or key)",
+MODES = {"off": "Off: she does not listen",
+         "push_to_talk": "Push-to-talk (hold the mic button or key)",
          "hands_free": "Hands-free (she hears when you speak)"}
 RECOGNISERS = {"local": "On this computer (Whisper, offline)",
                "server": "Speech-to-text server (OpenAI-compatible)"}
