@@ -7,5 +7,6 @@ scripts/bootstrap.sh
 start_virtual_display
 export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-$([ -n "${DISPLAY:-}" ] && echo xcb || echo offscreen)}"
 .venv/bin/lint-imports --no-cache
+.venv/bin/ruff check .  # the rules in pyproject.toml [tool.ruff]
 .venv/bin/python -m mypy  # the packages and settings in pyproject.toml [tool.mypy]
 .venv/bin/python -m pytest "$@"
