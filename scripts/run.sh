@@ -3,7 +3,7 @@
 # (for example: scripts/run.sh --data-dir /tmp/try, or scripts/run.sh state).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/bootstrap.sh
+scripts/bootstrap.sh run
 . scripts/xdisplay.sh
 start_virtual_display
 exec_status=0

@@ -19,6 +19,7 @@ from companion_desktop.pipeline.images import ImageRefused, PreparedImage, prepa
 from companion_desktop.pipeline.provider_setup import (
     Overrides,
     ProviderNotReady,
+    configure_mind,
     open_provider,
     provider_config,
 )
@@ -98,6 +99,7 @@ def run_chat(args: argparse.Namespace, now: datetime, service: CompanionService)
 
     with service.db.read_session() as session:
         settings = load_settings(session, LlmSettings)
+    configure_mind(service.db.path.parent, settings)  # used only by the built-in provider
     try:
         config = provider_config(settings, Overrides(args.provider, args.base_url, args.model))
         provider = open_provider(config)

@@ -186,17 +186,41 @@ def behaviour_lines(state: CharacterState) -> list[str]:
 _REMINDER_HINT = "If they ask you to remind them of something, include the reminder tag."
 
 
-def _json_block(mode: str, animations_enabled: bool) -> str:
-    block: dict[str, object] = {"mood_change": {"emotion": "happy", "intensity_delta": 5}}
+#: What each field of the JSON block holds (``block_fields``): the mood change object,
+#: a bounded whole number, a short text or null, null, a shared reference or null, an
+#: animation id or null, an emotion or null.
+BlockKind = str
+_EXAMPLE: dict[str, object] = {
+    "mood_change": {"emotion": "happy", "intensity_delta": 5}, "affection_delta": 1,
+    "trust_delta": 0, "intimacy_delta": 0, "comfort_delta": 1, "new_memory": None,
+    "triggered_event": None, "shared_reference": None, "action": None, "expression": None,
+}
+_KINDS: dict[str, BlockKind] = {
+    "mood_change": "mood", "affection_delta": "delta", "trust_delta": "delta",
+    "intimacy_delta": "delta", "comfort_delta": "delta", "new_memory": "text",
+    "triggered_event": "null", "shared_reference": "reference", "action": "action",
+    "expression": "emotion",
+}
+
+
+def block_fields(mode: str, animations_enabled: bool) -> list[tuple[str, BlockKind]]:
+    """The JSON block's fields for ``mode``, in the order the prompt shows them, each with
+    its kind (see ``_KINDS``): what a runtime that can hold a model to a grammar writes."""
+    keys = ["mood_change"]
     if mode != "companion":
-        block.update(affection_delta=1, trust_delta=0, intimacy_delta=0, comfort_delta=1)
-    block["new_memory"] = None
+        keys += ["affection_delta", "trust_delta", "intimacy_delta", "comfort_delta"]
+    keys.append("new_memory")
     if mode != "companion":
-        block.update(triggered_event=None, shared_reference=None)
+        keys += ["triggered_event", "shared_reference"]
     if animations_enabled:
-        block["action"] = None
-    block["expression"] = None
-    body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in block.items())
+        keys.append("action")
+    keys.append("expression")
+    return [(key, _KINDS[key]) for key in keys]
+
+
+def _json_block(mode: str, animations_enabled: bool) -> str:
+    fields = block_fields(mode, animations_enabled)
+    body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(_EXAMPLE[k])}" for k, _ in fields)
     return "```json\n{\n" + body + "\n}\n```"
 
 

@@ -24,7 +24,7 @@ from companion_desktop.llm.google import DEFAULT_BASE_URL as GOOGLE_URL
 from companion_desktop.llm.google import GoogleProvider
 from companion_desktop.llm.openai_compat import OpenAICompatProvider
 
-Kind = Literal["openai", "anthropic", "google"]
+Kind = Literal["openai", "anthropic", "google", "builtin"]
 ProviderFactory = Callable[[ProviderConfig, httpx.Client], Provider]
 USER_AGENT = "companion-desktop/0.1"
 
@@ -43,7 +43,12 @@ class ProviderSpec:
     vision: bool = False
 
 
+#: Her own mind's preset: its address is the running mind's, set on each call.
+BUILTIN_ID = "builtin"
+
 PRESETS: tuple[ProviderSpec, ...] = (
+    ProviderSpec(BUILTIN_ID, "Built-in (offline)", "builtin", "builtin://her-mind", False,
+                 local=True),
     ProviderSpec("openai-compatible", "OpenAI-compatible server", "openai", "", False),
     ProviderSpec("openai", "OpenAI", "openai", "https://api.openai.com/v1", True, vision=True),
     ProviderSpec("anthropic", "Anthropic", "anthropic", ANTHROPIC_URL, True, vision=True),
@@ -69,12 +74,20 @@ def builtin_factory(spec: ProviderSpec) -> ProviderFactory:
         return lambda config, client: AnthropicProvider(config, client, spec.name)
     if spec.kind == "google":
         return lambda config, client: GoogleProvider(config, client, spec.name)
+    if spec.kind == "builtin":  # its own client, for the mind on this machine
+        return lambda config, client: _builtin_provider(config)
     if spec.kind == "openai":
         return lambda config, client: OpenAICompatProvider(
             config, client, spec.name,
             app_headers=spec.id == "openrouter", ollama_tags=spec.id == "ollama",
         )
     raise ValueError(f"unknown provider kind {spec.kind!r}")
+
+
+def _builtin_provider(config: ProviderConfig) -> Provider:
+    from companion_desktop.llm.mind.provider import BuiltinProvider  # loaded when chosen
+
+    return BuiltinProvider(config)
 
 
 def register(spec: ProviderSpec, factory: ProviderFactory | None = None) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion_desktop.llm.base import ProviderConfig
@@ -49,6 +50,8 @@ def provider_config(settings: LlmSettings, overrides: Overrides | None = None) -
     if not url:
         raise ProviderNotReady(f"{spec.name} needs a base URL (--base-url, e.g. http://127.0.0.1:8080/v1).")
     model = o.model or (settings.model if same else None)
+    if not model and spec.kind == "builtin":
+        model = builtin_model()
     if not model:
         raise ProviderNotReady(f"Pick a model for {spec.name} (--model, or Settings > LLM Model).")
     key = get_key(pid)
@@ -63,3 +66,26 @@ def open_provider(config: ProviderConfig, client: httpx.Client | None = None):  
     from companion_desktop.llm.registry import create_provider
 
     return create_provider(config, client)
+
+
+def builtin_model() -> str:
+    """The model her own mind runs when none is chosen (the preferred installed one);
+    ProviderNotReady saying what to install when none is."""
+    from companion_desktop.llm.mind.models import installed_models, runtime_problem
+
+    problem = runtime_problem()
+    found = installed_models()
+    if problem or not found:
+        from companion_desktop.llm.mind.models import DEFAULT
+
+        raise ProviderNotReady(problem or "No model for her own mind is installed: pip "
+                               "install " + " ".join(DEFAULT.dists) + ".")
+    return found[0].id
+
+
+def configure_mind(data_dir: Path, settings: LlmSettings) -> None:
+    """Where her own mind keeps its joined model (the data folder's ``cache``) and how
+    long it stays loaded without a call; nothing is loaded here."""
+    from companion_desktop.llm.mind.host import HOST
+
+    HOST.configure(Path(data_dir) / "cache", settings.mind_idle_minutes * 60)

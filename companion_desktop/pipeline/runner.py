@@ -29,9 +29,11 @@ from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
 from companion_desktop.engine.parse import ParsedReply, parse_response
 from companion_desktop.engine.prompt import (
     PromptContext,
+    block_fields,
     build_extraction_prompt,
     build_system_prompt,
 )
+from companion_desktop.engine.prompt_cached import build_cached_prompt
 from companion_desktop.engine.reminder_phrases import natural_reminder
 from companion_desktop.engine.session_summary import summarize_session
 from companion_desktop.engine.speech import SpokenPart, speech_output_layer, split_speech
@@ -57,6 +59,7 @@ from companion_desktop.pipeline.turn_parts import (  # noqa: F401 - re-exported 
     PHASE_REMEMBERING,
     PHASE_SEEING,
     PHASE_THINKING,
+    PHASE_WAKING,
     SHOW_ONLY_TEXT,
     NullHooks,
     PreparedTurn,
@@ -292,7 +295,7 @@ class TurnRunner:
     def _prompt(self, state: CharacterState, text: str, now: datetime, event: str | None = None,
                 image: PreparedImage | None = None) -> PreparedTurn:
         with self.service.db.read_session() as session:
-            settings = load_settings(session, LlmSettings)
+            settings = self._llm_settings(load_settings(session, LlmSettings))
             tracking = load_settings(session, RelationshipSettings).tracking_enabled
             voice = load_settings(session, VoiceSettings)
             rel = (repo.load_familiarity(session) or Familiarity()) if tracking else None
@@ -327,13 +330,37 @@ class TurnRunner:
             optional_layers=layers,
             animations_enabled="avatar" in layers,
         )
-        system = build_system_prompt(context)
+        preface = ""
+        if getattr(self.provider, "prompt_layout", "spec") == "cache":
+            system, preface = build_cached_prompt(context)
+        else:
+            system = build_system_prompt(context)
         retrieved = self.working.last(retrieval_turns(settings.context_window,
                                                       settings.context_scaling))
         history = retrieved[-budget.turns:]
-        history = truncate_history(system, history, text, settings.context_window)
+        said = f"{preface}\n\n{text}" if preface else text
+        history = truncate_history(system, history, said, settings.context_window)
+        block = tuple(block_fields(state.app_mode, "avatar" in layers))
         return PreparedTurn(system, history, settings, recall, voice.enabled, toolset,
-                            layers.get("active_window"))
+                            layers.get("active_window"), preface, block)
+
+    def _wake(self, hooks: TurnHooks, cancel: CancelToken | None) -> None:
+        """Her own mind starts before its first reply (and after an idle time): the turn's
+        phase says "Waking her mind…" meanwhile."""
+        wake = getattr(self.provider, "wake", None)
+        if wake is None or getattr(self.provider, "awake", True):
+            return
+        hooks.set_phase(PHASE_WAKING)
+        wake(cancel)
+        hooks.set_phase(PHASE_THINKING)
+
+    def _llm_settings(self, settings: LlmSettings) -> LlmSettings:
+        """The saved settings, with the context window of a provider that knows its own
+        (her own mind runs with a fixed one): memory and history are sized to it."""
+        window = getattr(self.provider, "context_window", None)
+        if isinstance(window, int) and window > 0:
+            return settings.model_copy(update={"context_window": max(1024, window)})
+        return settings
 
     def _reply(
         self, turn: PreparedTurn, text: str, images: tuple[ImagePart, ...], name: str,
@@ -342,7 +369,12 @@ class TurnRunner:
         """Her raw reply (streamed to ``hooks``), through MCP tool rounds when tools are
         active; also the calls made, as JSON-able records."""
         messages = [ChatMessage(role, content) for role, content in turn.history]  # type: ignore[arg-type]
-        messages.append(ChatMessage("user", text, images=images))
+        prepare = getattr(self.provider, "prepare_turn", None)
+        said = text if prepare is not None else turn.user_text(text)
+        messages.append(ChatMessage("user", said, images=images))
+        self._wake(hooks, cancel)
+        if prepare is not None:  # her own mind: this turn's context, and the block's grammar
+            prepare(turn.preface, list(turn.block) if turn.tools is None else None)
 
         view = StreamText(name)  # the shown text, kept up to date chunk by chunk
         seen = 0

@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 PHASE_REMEMBERING = "remembering"
 PHASE_SEEING = "seeing"
 PHASE_THINKING = "thinking"
+#: Her own mind is starting (the first turn, or after an idle time).
+PHASE_WAKING = "waking"
 #: The user-role line sent with a system event (the providers need one); never saved.
 EVENT_NUDGE = "(The app: an event happened; see <event>. Speak to them about it now.)"
 #: The message text of a photo shown without words.
@@ -86,8 +88,10 @@ class TurnResult:
 class PreparedTurn:
     """What the prompt step gives the model call: the system prompt, the history that
     fits, the settings read, the memories recalled, whether she speaks aloud, the
-    MCP tools on offer (None when no server is active) and the ``<active_window>``
-    layer sent (None when none was)."""
+    MCP tools on offer (None when no server is active), the ``<active_window>``
+    layer sent (None when none was), the context written at the head of the user's
+    message (a provider with the "cache" prompt layout; "" otherwise) and the JSON
+    block's fields (``engine.prompt.block_fields``)."""
 
     system: str
     history: list[tuple[str, str]]
@@ -96,6 +100,12 @@ class PreparedTurn:
     speech: bool
     tools: Any = None
     window: str | None = None
+    preface: str = ""
+    block: tuple[tuple[str, str], ...] = ()
+
+    def user_text(self, text: str) -> str:
+        """What the model reads as the user's message: ``text`` after the preface."""
+        return f"{self.preface}\n\n{text}" if self.preface else text
 
 
 def without_window_echo(suggestion: LlmSuggestion, window: str | None, said: str) -> LlmSuggestion:

@@ -84,7 +84,8 @@ class LlmSettings(SettingsSection):
     ``unconfirmed_url``: a server URL a restored backup brought (``storage.restore_trust``);
     while ``base_url`` is that URL, no key is sent to it until the user confirms it
     (``pipeline.key_hold``). The same field in the voice and hearing sections does the
-    same for their servers."""
+    same for their servers. ``mind_idle_minutes``: her own mind (the built-in provider)
+    is unloaded after this long without a call, to give its memory back (1-240)."""
 
     SECTION: ClassVar[str] = "llm"
     provider: str | None = None
@@ -93,6 +94,7 @@ class LlmSettings(SettingsSection):
     context_window: int = Field(default=8192, ge=1024, le=131072)
     context_scaling: bool = True
     unconfirmed_url: str | None = None
+    mind_idle_minutes: int = Field(default=10, ge=1, le=240)
 
 
 class AvatarSettings(SettingsSection):

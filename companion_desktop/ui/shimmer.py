@@ -15,7 +15,8 @@ FRAME_MS = 33
 SWEEP_S = 1.6
 
 #: What each turn phase says in the shimmer (chat window and overlay bubble alike).
-PHASE_TEXT = {"remembering": "Remembering…", "seeing": "Seeing…", "thinking": "Thinking…"}
+PHASE_TEXT = {"remembering": "Remembering…", "seeing": "Seeing…", "thinking": "Thinking…",
+              "waking": "Waking her mind…"}
 
 
 def phase_text(phase: str) -> str:

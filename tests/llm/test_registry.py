@@ -24,8 +24,8 @@ from companion_desktop.llm.registry import (
 from tests.llm.conftest import KEY
 from tests.llm.fake_provider import Script, scripted_provider
 
-IDS = ["openai-compatible", "openai", "anthropic", "google", "xai", "openrouter", "deepseek",
-       "ollama", "lmstudio", "llamacpp", "vllm"]
+IDS = ["builtin", "openai-compatible", "openai", "anthropic", "google", "xai", "openrouter",
+       "deepseek", "ollama", "lmstudio", "llamacpp", "vllm"]
 
 
 def test_preset_ids_and_flags() -> None:
@@ -33,19 +33,21 @@ def test_preset_ids_and_flags() -> None:
     assert all(SPECS[i] == spec for i, spec in zip(IDS, PRESETS, strict=True))
     assert {i for i in IDS if SPECS[i].needs_key} == {
         "openai", "anthropic", "google", "xai", "openrouter", "deepseek"}
-    assert {i for i in IDS if SPECS[i].local} == {"ollama", "lmstudio", "llamacpp", "vllm"}
+    assert {i for i in IDS if SPECS[i].local} == {"builtin", "ollama", "lmstudio", "llamacpp",
+                                                   "vllm"}
     assert {i for i in IDS if SPECS[i].vision} == {"openai", "anthropic", "google", "xai"}
     assert SPECS["openai-compatible"].default_base_url == ""
     assert SPECS["ollama"].default_base_url == "http://127.0.0.1:11434/v1"
     assert SPECS["lmstudio"].default_base_url == "http://127.0.0.1:1234/v1"
     assert SPECS["llamacpp"].default_base_url == "http://127.0.0.1:8080/v1"
     assert SPECS["vllm"].default_base_url == "http://127.0.0.1:8000/v1"
-    assert {SPECS[i].kind for i in IDS} == {"openai", "anthropic", "google"}
+    assert {SPECS[i].kind for i in IDS} == {"builtin", "openai", "anthropic", "google"}
 
 
 @pytest.mark.parametrize("provider_id", IDS)
 def test_each_preset_builds_its_provider_class(provider_id) -> None:
-    config = ProviderConfig(provider_id, "http://127.0.0.1:9/v1", "m", api_key=KEY)
+    model = "smollm2-135m" if provider_id == "builtin" else "m"  # her own mind's test model
+    config = ProviderConfig(provider_id, "http://127.0.0.1:9/v1", model, api_key=KEY)
     provider = create_provider(config)
     expected = {"anthropic": AnthropicProvider, "google": GoogleProvider}.get(
         provider_id, OpenAICompatProvider)

@@ -1,0 +1,282 @@
+"""Her mind's process: started on first use, kept while she is used, stopped when idle.
+
+:data:`HOST` (one per app) starts ``serve`` for the chosen model and hands out its
+address; a model that is already running is reused, so its prompt cache carries from
+turn to turn. After ``idle_s`` seconds without a call (a setting, 10 minutes by default)
+the process is stopped to give its memory back; the next call starts it again. A process
+that died (out of memory, a crash) is started again on the next call.
+
+CPU priority: the app may lower its own priority ("Let other programs go first"), which
+threads and processes started afterwards inherit. :func:`prepare` (called before that)
+starts the one thread that launches her mind, so the model keeps the priority the app
+started with: her drawing yields, her thinking does not.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from companion_desktop.llm.base import CancelledError, CancelToken, ConfigError, LlmError
+from companion_desktop.llm.mind.models import MIND_FOLDER, MindModel, Progress, model_file
+
+log = logging.getLogger(__name__)
+
+#: Seconds a model may take to load before the start counts as failed.
+START_TIMEOUT_S = 240.0
+#: How often the idle check runs, in seconds.
+REAP_EVERY_S = 15.0
+DEFAULT_IDLE_S = 600.0
+SERVE_MODULE = "companion_desktop.llm.mind.serve"
+#: The bundle's program runs her mind when called with this first argument.
+FROZEN_SERVE_FLAG = "--run-her-mind"
+
+
+class MindError(LlmError):
+    """Her mind could not start (the message says why and what to do)."""
+
+    retryable = True
+
+
+@dataclass
+class Running:
+    """A started mind: its process, address, model and context size (tokens)."""
+
+    process: subprocess.Popen[bytes]
+    url: str
+    model: MindModel
+    context: int
+    load_s: float
+
+
+def serve_command() -> list[str]:
+    """How to run ``serve`` here: this Python with ``-m``, or the bundle's own program."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, FROZEN_SERVE_FLAG]
+    return [sys.executable, "-m", SERVE_MODULE]
+
+
+class _Launcher(threading.Thread):
+    """Starts processes from a thread made before the app lowered its priority."""
+
+    def __init__(self) -> None:
+        super().__init__(name="mind-launcher", daemon=True)
+        self.jobs: queue.Queue[tuple[Callable[[], Any], queue.Queue[Any]]] = queue.Queue()
+        self.start()
+
+    def run(self) -> None:
+        while True:
+            job, answer = self.jobs.get()
+            try:
+                answer.put((job(), None))
+            except BaseException as error:  # noqa: BLE001 - handed to the caller
+                answer.put((None, error))
+
+    def call(self, job: Callable[[], Any]) -> Any:
+        answer: queue.Queue[Any] = queue.Queue()
+        self.jobs.put((job, answer))
+        result, error = answer.get()
+        if error is not None:
+            raise error
+        return result
+
+
+class MindHost:
+    """Starts, reuses and stops her mind's process (see the module). Thread-safe."""
+
+    def __init__(self, idle_s: float = DEFAULT_IDLE_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.cache_dir: Path | None = None
+        self.idle_s = idle_s
+        self.clock = clock
+        self.threads: int | None = None
+        self._lock = threading.RLock()
+        self._running: Running | None = None
+        self._users = 0
+        self._last_used = clock()
+        self._launcher: _Launcher | None = None
+        self._reaper: threading.Thread | None = None
+
+    def configure(self, cache_dir: Path, idle_s: float | None = None) -> None:
+        """Where joined models go (the data folder's ``cache``) and the idle time."""
+        with self._lock:
+            self.cache_dir = Path(cache_dir)
+            if idle_s is not None:
+                self.idle_s = max(60.0, float(idle_s))
+
+    def prepare(self) -> None:
+        """Start the launcher thread now, at the priority the process has now."""
+        with self._lock:
+            if self._launcher is None:
+                self._launcher = _Launcher()
+
+    @property
+    def running(self) -> Running | None:
+        with self._lock:
+            alive = self._running is not None and self._running.process.poll() is None
+            return self._running if alive else None
+
+    # -------------------------------------------------------------- use
+    @contextmanager
+    def use(self, model: MindModel, progress: Progress | None = None,
+            cancel: CancelToken | None = None) -> Iterator[Running]:
+        """The running mind for ``model`` (started first when needed) while the block
+        runs; it is not stopped for idleness meanwhile."""
+        with self._lock:
+            self._users += 1
+        try:
+            yield self.ensure(model, progress, cancel)
+        finally:
+            with self._lock:
+                self._users -= 1
+                self._last_used = self.clock()
+
+    def ensure(self, model: MindModel, progress: Progress | None = None,
+               cancel: CancelToken | None = None) -> Running:
+        with self._lock:
+            running = self.running
+            if running is not None and running.model.id == model.id:
+                self._last_used = self.clock()
+                return running
+            self._stop_locked()
+            self._running = self._start(model, progress or (lambda f, t: None), cancel)
+            self._last_used = self.clock()
+            self._ensure_reaper()
+            return self._running
+
+    def _start(self, model: MindModel, progress: Progress, cancel: CancelToken | None) -> Running:
+        if self.cache_dir is None:
+            raise ConfigError("Her mind has no cache folder set (MindHost.configure).")
+        path = model_file(model, self.cache_dir, progress)
+        progress(0.0, "Waking her mind…")
+        argv = [*serve_command(), "--model", str(path), "--context", str(model.context)]
+        if self.threads:
+            argv += ["--threads", str(self.threads)]
+        log_path = self.cache_dir / MIND_FOLDER / "mind.log"
+        log_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+        def spawn() -> subprocess.Popen[bytes]:
+            with open(log_path, "wb") as errors:
+                os.chmod(log_path, 0o600)
+                return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=errors, env=_child_env())
+
+        process = self._launcher.call(spawn) if self._launcher is not None else spawn()
+        started = self.clock()
+        try:
+            line = _ready_line(process, START_TIMEOUT_S, cancel)
+        except BaseException:
+            _end(process)
+            raise
+        if "error" in line or not isinstance(line.get("url"), str):
+            _end(process)
+            raise MindError(f"Her mind could not start ({line.get('error', 'no address')}). "
+                            f"The log is in {log_path}.")
+        log.info("her mind is awake: %s on %s in %.1f s", model.id, line["url"],
+                 self.clock() - started)
+        return Running(process, line["url"].rstrip("/"), model, int(line.get("context", 0)),
+                       float(line.get("load_s", 0.0)))
+
+    # -------------------------------------------------------------- stop
+    def stop(self) -> None:
+        """Stop the running mind (at quit, or to free its memory now)."""
+        with self._lock:
+            self._stop_locked()
+
+    def _stop_locked(self) -> None:
+        running, self._running = self._running, None
+        if running is not None:
+            _end(running.process)
+            log.info("her mind is asleep (%s)", running.model.id)
+
+    def stop_if_idle(self) -> bool:
+        """Stop the mind when nobody uses it and it has been idle ``idle_s``; True if so."""
+        with self._lock:
+            idle = self.clock() - self._last_used
+            if self._running is None or self._users or idle < self.idle_s:
+                return False
+            self._stop_locked()
+            return True
+
+    def _ensure_reaper(self) -> None:
+        if self._reaper is not None and self._reaper.is_alive():
+            return
+
+        def reap() -> None:
+            while True:
+                time.sleep(REAP_EVERY_S)
+                with self._lock:
+                    if self._running is None:
+                        self._reaper = None
+                        return
+                self.stop_if_idle()
+
+        self._reaper = threading.Thread(target=reap, name="mind-idle", daemon=True)
+        self._reaper.start()
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONSTARTUP", None)
+    return env
+
+
+def _ready_line(process: subprocess.Popen[bytes], timeout_s: float,
+                cancel: CancelToken | None) -> dict[str, Any]:
+    """The first line the mind prints, parsed; MindError when it ends or takes too long,
+    CancelledError when ``cancel`` is set meanwhile."""
+    lines: queue.Queue[bytes] = queue.Queue()
+    stdout: IO[bytes] | None = process.stdout
+    threading.Thread(target=lambda: lines.put(stdout.readline() if stdout else b""),
+                     daemon=True, name="mind-ready").start()
+    deadline = time.monotonic() + timeout_s
+    raw = b""
+    while True:
+        if cancel is not None and cancel.cancelled:
+            raise CancelledError("Stopped.")
+        try:
+            raw = lines.get(timeout=0.1)
+            break
+        except queue.Empty:
+            if time.monotonic() > deadline:
+                raise MindError(f"Her mind did not wake within {timeout_s:.0f} s.") from None
+    try:
+        data = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        code = process.poll()
+        raise MindError("Her mind stopped while waking" + (f" (exit status {code})." if code
+                                                            is not None else "."))
+    return data
+
+
+def _end(process: subprocess.Popen[bytes], wait_s: float = 5.0) -> None:
+    """Close the mind's input (it exits), then kill it if it lingers."""
+    try:
+        if process.stdin is not None:
+            process.stdin.close()
+        process.wait(wait_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(wait_s)
+    except OSError:
+        process.kill()
+    finally:
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+#: The app's one mind host.
+HOST = MindHost()
