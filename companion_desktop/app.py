@@ -94,6 +94,9 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
         instance.release()
         return 0
     if display.yield_cpu:
+        from companion_desktop.llm.mind.host import HOST
+
+        HOST.prepare()  # her own mind is launched from a thread made before: it keeps priority
         yield_cpu()  # before her render, memory and turn threads start: they inherit it
     late: dict[str, object] = {}  # made after the window's first paint: animations, host
 
@@ -200,6 +203,9 @@ def _shut_down(host, memory_worker, backend, tools, db) -> list[tuple[str, objec
         worker = sys.modules.get("companion_desktop.pipeline.worker")
         left += [("turn pipeline", thread) for thread, _ in getattr(worker, "LEFT_RUNNING", [])]
     tools.close()
+    mind = sys.modules.get("companion_desktop.llm.mind.host")
+    if mind is not None:  # her own mind's process ends with her
+        mind.HOST.stop()
     if not drain_pool(deadline):
         left.append(("background jobs", PoolThreads()))
     db.close()

@@ -56,6 +56,7 @@ from companion_desktop.pipeline.reminders import describe_delay
 from companion_desktop.pipeline.tools import security_layer
 from companion_desktop.pipeline.turn_parts import (  # noqa: F401 - re-exported for the views
     EVENT_NUDGE,
+    PHASE_PREPARING,
     PHASE_REMEMBERING,
     PHASE_SEEING,
     PHASE_THINKING,
@@ -351,7 +352,17 @@ class TurnRunner:
         if wake is None or getattr(self.provider, "awake", True):
             return
         hooks.set_phase(PHASE_WAKING)
-        wake(cancel)
+        shown = [-1]
+
+        def progress(fraction: float, text: str) -> None:  # joining the model (first use)
+            percent = int(fraction * 100)
+            if fraction < 1.0 and percent != shown[0]:
+                shown[0] = percent
+                hooks.set_phase(f"{PHASE_PREPARING}:{percent}")
+            elif fraction >= 1.0 or not fraction:
+                hooks.set_phase(PHASE_WAKING)
+
+        wake(cancel, progress)
         hooks.set_phase(PHASE_THINKING)
 
     def _llm_settings(self, settings: LlmSettings) -> LlmSettings:

@@ -32,6 +32,8 @@ PHASE_SEEING = "seeing"
 PHASE_THINKING = "thinking"
 #: Her own mind is starting (the first turn, or after an idle time).
 PHASE_WAKING = "waking"
+#: Her own mind's model is joined from its packages (first use): "preparing:NN" (percent).
+PHASE_PREPARING = "preparing"
 #: The user-role line sent with a system event (the providers need one); never saved.
 EVENT_NUDGE = "(The app: an event happened; see <event>. Speak to them about it now.)"
 #: The message text of a photo shown without words.

@@ -21,6 +21,9 @@ PHASE_TEXT = {"remembering": "Remembering…", "seeing": "Seeing…", "thinking"
 
 def phase_text(phase: str) -> str:
     """The shimmer line for a turn phase (unknown phases read as "Phase…")."""
+    name, _, percent = phase.partition(":")
+    if name == "preparing" and percent.isdigit():  # her own mind's first use
+        return f"Preparing her mind (first use): {percent}%"
     return PHASE_TEXT.get(phase, phase.capitalize() + "…")
 
 

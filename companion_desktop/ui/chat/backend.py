@@ -93,11 +93,16 @@ class ChatBackend:
 
         Call only while no turn runs (the window waits for the current one).
         """
-        from companion_desktop.pipeline.provider_setup import ProviderNotReady, provider_config
+        from companion_desktop.pipeline.provider_setup import (
+            ProviderNotReady,
+            configure_mind,
+            provider_config,
+        )
 
         try:
             with self.service.db.read_session() as session:
                 settings = load_settings(session, LlmSettings)
+            configure_mind(self.service.db.path.parent, settings)  # loads nothing
             config = provider_config(settings)
         except ProviderNotReady as error:
             self.problem = setup_hint(settings) or str(error)

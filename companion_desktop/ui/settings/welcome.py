@@ -4,8 +4,10 @@ The dialog looks for the usual local servers (Ollama, LM Studio, llama.cpp, vLLM
 KoboldCpp, LocalAI, GPT4All: ``llm.local_servers``), all at once, off the GUI thread,
 with a short timeout, and lists the models they offer; picking one saves it as the
 provider (the server's preset, or "openai-compatible" with its address). A cloud
-provider can be chosen with a key instead. "Later" closes it; the chat window then says
-what to set up, and Settings > LLM Model > "Find a model on this computer" opens it
+provider can be chosen with a key instead. Where her own mind (the built-in offline
+model, ``llm.mind``) is installed, a card offers it in one click: first while no local
+server answered, after the servers' models once one did. "Later" closes it; the chat
+window then says what to set up, and Settings > LLM Model > "Find a model on this computer" opens it
 again. The servers are passed in (``LocalServer``), so tests point them at their own ports.
 """
 
@@ -43,6 +45,21 @@ from companion_desktop.ui.style import STYLE_SHEET
 WAY_BACK = "Settings > LLM Model > Find a model on this computer"
 
 
+def builtin_offer():  # noqa: ANN201 - a MindModel, imported lazily
+    """The model her own mind would run (the preferred installed one), or None where the
+    runtime or every model is missing."""
+    from companion_desktop.llm.mind.models import installed_models, runtime_problem
+
+    found = installed_models()
+    return found[0] if found and runtime_problem() is None else None
+
+
+def gigabytes(size: int) -> str:
+    """A model's size as the welcome says it, with the runtime's share: "1.2 GB"."""
+    total = size + 60_000_000  # the runtime and its buffers
+    return f"{total / 1e9:.1f} GB" if total >= 1e9 else f"{round(total / 1e6, -1):.0f} MB"
+
+
 def her_name(service: CompanionService) -> str | None:
     """Her saved name (None before the first save or when the database cannot say)."""
     try:
@@ -77,8 +94,14 @@ class WelcomeDialog(QDialog):
         root.addWidget(QLabel(
             "She thinks with a language model: one running on this computer keeps "
             "everything here; a cloud one needs an API key.", objectName="pageHint", wordWrap=True))
-        root.addWidget(self._local_card(), 1)
+        self.mind_card = self._mind_card()
+        self.local_card = self._local_card()
+        if self.mind_card is not None:
+            root.addWidget(self.mind_card)
+            self.resize(600, 720)
+        root.addWidget(self.local_card, 1)
         root.addWidget(self._cloud_card())
+        self.cards = root
         footer = QHBoxLayout()
         footer.addWidget(QLabel(f"Not now? {WAY_BACK} brings this back.",
                                 objectName="pageHint", wordWrap=True), 1)
@@ -87,6 +110,46 @@ class WelcomeDialog(QDialog):
         footer.addWidget(self.later_button)
         root.addLayout(footer)
         self.look_again()
+
+    # -------------------------------------------------------------- her own mind
+    def _mind_card(self) -> QFrame | None:
+        """The built-in mind's card, or None where its runtime or model is not installed."""
+        model = builtin_offer()
+        if model is None:
+            return None
+        card = QFrame(objectName="welcomeCard")
+        box = QVBoxLayout(card)
+        box.addWidget(QLabel("Her own mind", objectName="sectionTitle"))
+        box.addWidget(QLabel(
+            f"A small model that comes with her: private, offline, slower than a real model; "
+            f"about {gigabytes(model.size)}. It wakes with her first reply.",
+            objectName="pageHint", wordWrap=True))
+        line = QHBoxLayout()
+        line.addWidget(QLabel("Ollama or a cloud model will make her smarter; you can switch "
+                              "any time in Settings > LLM Model.", objectName="pageHint",
+                              wordWrap=True), 1)
+        self.mind_button = QPushButton("Use her own mind", objectName="primaryButton")
+        self.mind_button.clicked.connect(lambda: self.use_mind(model.id))
+        line.addWidget(self.mind_button)
+        box.addLayout(line)
+        return card
+
+    def use_mind(self, model_id: str) -> None:
+        from companion_desktop.llm.registry import BUILTIN_ID
+
+        self._save(BUILTIN_ID, SPECS[BUILTIN_ID].default_base_url, model_id)
+
+    def _mind_after_servers(self, servers_answered: bool) -> None:
+        """Her own mind comes first while no server has a model, after them otherwise."""
+        if self.mind_card is None:
+            return
+        self.cards.removeWidget(self.mind_card)
+        self.cards.insertWidget(3 if servers_answered else 2, self.mind_card)  # after the hints
+        self.mind_button.setObjectName("secondaryButton" if servers_answered
+                                       else "primaryButton")
+        self.mind_button.style().unpolish(self.mind_button)
+        self.mind_button.style().polish(self.mind_button)
+        self.use_button.setDefault(servers_answered)
 
     # -------------------------------------------------------------- local
     def _local_card(self) -> QFrame:
@@ -130,6 +193,7 @@ class WelcomeDialog(QDialog):
         idle = (f" {' and '.join(empty)} answered without a model: load one there and "
                 "look again." if empty else "")
         count = self.found.count()
+        self._mind_after_servers(count > 0)
         if count:
             status(self.local_status,
                    f"Found {count} model{'s' * (count != 1)}. Pick one.{idle}", "ok")
@@ -139,9 +203,10 @@ class WelcomeDialog(QDialog):
             status(self.local_status, idle.strip(), "hint")
         else:
             where = ", ".join(s.where for s in self.servers)
+            mind = " her own mind above or" if self.mind_card is not None else ""
             status(self.local_status,
                    f"No local model server answered ({where}). Start one and look again, "
-                   "or use a cloud provider below.", "hint")
+                   f"or use{mind} a cloud provider below.", "hint")
 
     def _selection_changed(self) -> None:
         self.use_button.setEnabled(self.found.currentItem() is not None)
