@@ -229,3 +229,38 @@ def verify_fully(model: MindModel, cache_dir: Path) -> bool:
     except OSError:
         return False
     return digest.hexdigest() == model.sha256
+
+
+SPEED_FILE = "speed.json"
+
+
+def record_speed(cache_dir: Path, model: MindModel, tokens_per_s: float) -> None:
+    """Remember how fast ``model`` writes on this computer (Settings > LLM Model shows it);
+    the first measurement is kept (a warm, quiet start), a later one only replaces a
+    missing or unreadable record."""
+    if measured_speed(cache_dir, model) is not None or not 0 < tokens_per_s < 10_000:
+        return
+    path = Path(cache_dir) / MIND_FOLDER / SPEED_FILE
+    try:
+        known = json.loads(path.read_text("utf-8"))
+        known = known if isinstance(known, dict) else {}
+    except (OSError, ValueError):
+        known = {}
+    known[model.id] = round(float(tokens_per_s), 1)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temp = path.with_name(f".{path.name}.{os.getpid()}.part")
+        temp.write_text(json.dumps(known), "utf-8")
+        os.replace(temp, path)
+    except OSError:
+        pass  # a figure for Settings only
+
+
+def measured_speed(cache_dir: Path, model: MindModel) -> float | None:
+    """Tokens a second ``model`` wrote here on first use, or None before it was measured."""
+    try:
+        value = json.loads((Path(cache_dir) / MIND_FOLDER / SPEED_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    speed = value.get(model.id) if isinstance(value, dict) else None
+    return float(speed) if isinstance(speed, (int, float)) and speed > 0 else None

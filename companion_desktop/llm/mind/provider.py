@@ -20,6 +20,7 @@ behaves as with every other provider. What it adds for a small model on a CPU:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -37,7 +38,13 @@ from companion_desktop.llm.base import (
 from companion_desktop.llm.content import openai_messages
 from companion_desktop.llm.mind.grammar import block_grammar
 from companion_desktop.llm.mind.host import HOST, MindHost
-from companion_desktop.llm.mind.models import MindModel, Progress, choose, installed_models
+from companion_desktop.llm.mind.models import (
+    MindModel,
+    Progress,
+    choose,
+    installed_models,
+    record_speed,
+)
 from companion_desktop.llm.openai_compat import OpenAICompatProvider
 
 NAME = "Built-in (offline)"
@@ -46,6 +53,8 @@ NAME = "Built-in (offline)"
 STALL_S = 180.0
 #: llama.cpp's penalty on repeating the last tokens: a small model otherwise loops.
 REPEAT_PENALTY = 1.1
+#: The streamed pieces a reply needs before its speed is recorded (Settings shows it).
+SPEED_PIECES = 20
 Wire = list[dict[str, Any]]
 
 
@@ -165,13 +174,19 @@ class BuiltinProvider(OpenAICompatProvider):
             finally:
                 self._grammar, self._context = None, ""
             pieces: list[str] = []
+            times: list[float] = []
             with body:
                 for piece in self._read_round(body, cancel):
                     if isinstance(piece, str):
                         pieces.append(piece)
+                        times.append(time.monotonic())
                     yield piece
             if not tools:
                 self.transcript.reply = "".join(pieces)  # complete: the next turn follows it
+            if len(times) >= SPEED_PIECES and self.host.cache_dir is not None:
+                # llama.cpp streams a token a piece: the pieces after the first, a second
+                record_speed(self.host.cache_dir, self.model,
+                             (len(times) - 1) / max(1e-3, times[-1] - times[0]))
 
     def complete_json(self, system: str, messages: list[ChatMessage],
                       cancel: CancelToken | None = None) -> dict[str, Any]:

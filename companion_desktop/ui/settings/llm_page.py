@@ -87,6 +87,9 @@ class LlmPage(QWidget):
         self.model.setEditable(True)
         self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model.lineEdit().setPlaceholderText("model name, e.g. llama3.2")
+        self.model.currentTextChanged.connect(
+            lambda text: self.mind.show_model(text) if self._builtin else None)
+        self._builtin = False
         self.refresh_button = QPushButton("↻  Refresh", objectName="secondaryButton")
         self.refresh_button.clicked.connect(self.refresh_models)
         model_line = QHBoxLayout()
@@ -98,6 +101,11 @@ class LlmPage(QWidget):
         model_box.addLayout(model_line)
         model_box.addWidget(self.models_status)
         form.addRow("Model", model_box)
+        from companion_desktop.ui.settings.mind_section import MindSection
+
+        self.mind = MindSection(service.db.path.parent / "cache", self.saved.mind_idle_minutes)
+        form.addRow("Her own mind", self.mind)
+        self.form = form
         form.addRow("Context window", self._context_box())
         self.test_button = QPushButton("Test connection", objectName="secondaryButton")
         self.test_button.clicked.connect(self.test_connection)
@@ -189,6 +197,7 @@ class LlmPage(QWidget):
         status(self.models_status, "", "hint")
         status(self.test_result, "", "hint")
         if not chosen:
+            self._show_mind(False)
             self.base_url.clear()
             self.key_field.refresh()  # no provider: blank state, no link
             return
@@ -200,6 +209,30 @@ class LlmPage(QWidget):
         self.model.setEditText((self.saved.model if same else None) or "")
         self.key.clear()
         self.key_field.refresh()
+        self._show_mind(spec.kind == "builtin")
+
+    def _show_mind(self, builtin: bool) -> None:
+        """Her own mind: no address or key; its installed models, what it is, its idle time."""
+        self._builtin = builtin
+        self.form.setRowVisible(self.mind, builtin)
+        if builtin:  # no address: she runs here (saved as none, read as the preset's)
+            self.base_url.clear()
+            self.base_url.setPlaceholderText("none needed: she runs on this computer")
+        self.base_url.setEnabled(not builtin)
+        self.key.setEnabled(not builtin)
+        self.window_slider.setEnabled(not builtin)
+        if not builtin:
+            self._window_changed()
+            return
+        from companion_desktop.llm.mind.models import installed_models
+
+        current = self.model.currentText()
+        ids = [m.id for m in installed_models()]
+        self.model.addItems(ids)
+        self.model.setEditText(current if current in ids else (ids[0] if ids else current))
+        self.mind.show_model(self.model.currentText())
+        self.budget_hint.setText("Her own mind runs with the context its model has; this "
+                                 "slider is for the other providers.")
 
     def _describe_key(self, saved: bool) -> str:
         """The key state line (``saved``: a key is stored); asked only while a provider
@@ -208,6 +241,8 @@ class LlmPage(QWidget):
             return f"Using the key from {keys.ENV_VAR}."
         if saved:
             return SAVED_KEY
+        if SPECS[self.provider_id or ""].kind == "builtin":
+            return "Not needed: her own mind runs on this computer."
         if SPECS[self.provider_id or ""].needs_key:
             return "Needed: paste your key; it is kept in the system keyring."
         return "Optional for this provider."
@@ -284,7 +319,8 @@ class LlmPage(QWidget):
                                 base_url=self.base_url.text().strip() or None,
                                 model=self.model.currentText().strip() or None,
                                 context_window=self.context_window,
-                                context_scaling=self.scaling.isChecked())
+                                context_scaling=self.scaling.isChecked(),
+                                mind_idle_minutes=self.mind.idle_minutes)
 
     def check(self) -> None:
         """SettingsProblem when the page cannot be saved as filled in."""
