@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from companion_desktop.llm.base import CancelledError, CancelToken, ConfigError, LlmError
-from companion_desktop.llm.mind.models import MIND_FOLDER, MindModel, Progress, model_file
+from companion_desktop.llm.mind.models import (
+    MIND_FOLDER,
+    MindModel,
+    Progress,
+    forget_joined,
+    model_file,
+    verify_fully,
+)
 
 log = logging.getLogger(__name__)
 
@@ -181,6 +188,10 @@ class MindHost:
             raise
         if "error" in line or not isinstance(line.get("url"), str):
             _end(process)
+            if model.joined and not verify_fully(model, self.cache_dir):
+                forget_joined(model, self.cache_dir)  # joined again on the next call
+                raise MindError("Her mind's model file was damaged; it will be rebuilt from "
+                                "its packages with your next message.")
             raise MindError(f"Her mind could not start ({line.get('error', 'no address')}). "
                             f"The log is in {log_path}.")
         log.info("her mind is awake: %s on %s in %.1f s", model.id, line["url"],

@@ -218,6 +218,12 @@ def _write_record(model: MindModel, cache_dir: Path) -> None:
     os.replace(temp, path)
 
 
+def forget_joined(model: MindModel, cache_dir: Path) -> None:
+    """Delete ``model``'s joined file and its record (it is joined again when next used)."""
+    for path in (_record_path(model, cache_dir), Path(cache_dir) / MIND_FOLDER / model.file_name):
+        path.unlink(missing_ok=True)
+
+
 def verify_fully(model: MindModel, cache_dir: Path) -> bool:
     """True when the joined file's bytes match the known checksum (reads it all)."""
     path = Path(cache_dir) / MIND_FOLDER / model.file_name
