@@ -93,7 +93,9 @@ for heavy in torch sentence_transformers transformers onnxruntime hf_xet; do
   if [ -e "$BUNDLE/_internal/$heavy" ]; then echo "build: $heavy got into the bundle" >&2; exit 1; fi
 done
 
-ARCHIVE=dist/companion-desktop-$VERSION-linux-$(uname -m)$([ "$WITH_MIND" = 1 ] && echo -with-mind).tar.gz
+SUFFIX=
+[ "$WITH_MIND" = 1 ] && SUFFIX=-with-mind
+ARCHIVE=dist/companion-desktop-$VERSION-linux-$(uname -m)$SUFFIX.tar.gz
 # owned by uid 0 without names, one file time, name order: nothing of the build machine's
 bash packaging/archive.sh dist companion-desktop "$ARCHIVE"
 echo "build: $BUNDLE $(du -sh "$BUNDLE" | cut -f1), $ARCHIVE $(du -sh "$ARCHIVE" | cut -f1)," \

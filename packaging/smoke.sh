@@ -96,6 +96,9 @@ grep -q "Hello from the smoke server!" "$WORK/spoken.txt" \
   || fail "chat --audio printed: $(cat "$WORK/spoken.txt")"
 ok
 
+kill "$SERVER_PID" 2>/dev/null || true  # the chat steps are done (one coprocess at a time)
+wait "$SERVER_PID" 2>/dev/null || true
+
 # Her own mind. A bundle built with --with-mind has the default model: a real built-in
 # turn (its first use joins the model into the data folder's cache). Every bundle has the
 # runtime: its own program runs a model (the small test model of the development
