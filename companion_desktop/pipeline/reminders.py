@@ -94,10 +94,11 @@ class ReminderService:
     def schedule_fallback(self, user_message: str, reply_had_tag: bool, now: datetime,
                           session_id: int | None) -> ReminderRecord | None:
         """Schedule the reminder ``user_message`` asks for in plain words, only when the
-        turn's reply scheduled none itself (``reply_had_tag`` False)."""
+        turn's reply scheduled none itself (``reply_had_tag`` False). A time or day
+        ("tomorrow at 6pm") is read in the system's local time at ``now``."""
         if reply_had_tag:
             return None
-        request = natural_reminder(user_message)
+        request = natural_reminder(user_message, now.astimezone())
         if request is None:
             return None
         with self.db.session() as session:

@@ -195,8 +195,8 @@ class TurnRunner:
             if done is not None:
                 after_commit.append(done)
             reminders.extend(self._store_reminders(session, parsed, now))
-            if not parsed.reminders:  # "remind me in 10 minutes to stretch" with no tag
-                fallback = natural_reminder(text)
+            if not parsed.reminders:  # "remind me tomorrow at 6pm to call mum" with no tag
+                fallback = natural_reminder(text, now.astimezone())  # read in local time
                 if fallback is not None:
                     parsed_fallback = ParsedReply(parsed.text, None, parsed.suggestion, False,
                                                   (fallback,))

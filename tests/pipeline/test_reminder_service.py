@@ -178,3 +178,20 @@ def test_poller_fires_one_at_a_time_and_retries(db, qtbot):
     assert notes == [("Reminder", "Time to stretch!")] * 2
     assert service.due() == []
     poller.stop()
+
+
+@pytest.mark.parametrize("now,due", [
+    (NOW, datetime(2026, 3, 11, 18, 0)),  # 11:00 in Berlin: tomorrow evening
+    # Saturday 28 March, noon in Berlin: the clocks go forward tonight (18:00 is UTC+2)
+    (datetime(2026, 3, 28, 11, 0, tzinfo=timezone.utc), datetime(2026, 3, 29, 18, 0)),
+    # 23:30 UTC is already Wednesday 00:30 in Berlin: "tomorrow" is Thursday
+    (datetime(2026, 3, 10, 23, 30, tzinfo=timezone.utc), datetime(2026, 3, 12, 18, 0)),
+])
+def test_fallback_reads_a_time_and_day_in_local_time(db, berlin, now, due):
+    service = ReminderService(db, clock=lambda: now)
+    record = service.schedule_fallback("Can you remind me to call my mum tomorrow at 6pm?",
+                                       False, now, None)
+    assert record is not None and record.content == "call my mum"
+    assert record.trigger_at == due.replace(tzinfo=berlin)
+    with db.read_session() as session:
+        assert [r.trigger_at for r in store.all_reminders(session)] == [record.trigger_at]

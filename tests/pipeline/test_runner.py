@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -281,6 +281,17 @@ def test_natural_reminder_fallback_and_next_reminder_in_the_prompt(service):
     assert pending[0].trigger_at == T0 + timedelta(minutes=10)
     runner.run("what's up?")
     assert "in 10 minutes: stretch" in provider.calls[1][0]
+
+
+def test_natural_reminder_fallback_reads_a_time_and_day_in_local_time(service, berlin):
+    provider = Scripted("Of course!\n" + BLOCK)
+    result = runner_for(service, provider).run("Can you remind me to call my mum tomorrow at 6pm?")
+    assert [r["text"] for r in result.reminders] == ["call my mum"]
+    with service.db.read_session() as s:
+        pending = reminder_store.pending_reminders(s)
+    # T0 is 12:00 at UTC+2, 11:00 in Berlin: the reminder is due tomorrow at 18:00 there
+    assert [r.trigger_at for r in pending] == [datetime(2026, 3, 11, 18, 0, tzinfo=berlin)]
+    assert datetime.fromisoformat(result.reminders[0]["triggerAt"]) == pending[0].trigger_at
 
 
 def test_an_event_whose_scene_is_still_open_does_not_fire_again(service):
