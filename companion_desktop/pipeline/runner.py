@@ -14,6 +14,7 @@ meets the replace is saved into that new session.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -26,7 +27,7 @@ from companion_desktop.engine.being_shown import being_shown_layer
 from companion_desktop.engine.character import CharacterState
 from companion_desktop.engine.context_window import memory_budget, retrieval_turns, truncate_history
 from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
-from companion_desktop.engine.parse import ParsedReply, parse_response
+from companion_desktop.engine.parse import ParsedReply, ReminderRequest, parse_response
 from companion_desktop.engine.prompt import (
     PromptContext,
     block_fields,
@@ -94,6 +95,22 @@ def summarize_past_sessions(session: Session, exclude: int | None = None) -> int
         session_store.set_summary(session, session_id, summary or "A short chat.", topics)
         count += 1
     return count
+
+
+def with_their_time(parsed: ParsedReply, asked: ReminderRequest | None) -> ParsedReply:
+    """``parsed`` with its one reminder tag due when the user's own words said (``asked``):
+    a small model asked for "tomorrow at 6pm" often writes the wrong delay. Its text
+    stays; several tags, or words that name no time, leave the reply as it is."""
+    if asked is None or len(parsed.reminders) != 1:
+        return parsed
+    tag = parsed.reminders[0]
+    if abs(tag.seconds - asked.seconds) <= THEIR_TIME_SLACK_S:
+        return parsed
+    return dataclasses.replace(parsed, reminders=(ReminderRequest(asked.seconds, tag.text),))
+
+
+#: How far a tag's delay may be from the user's own words before their words win.
+THEIR_TIME_SLACK_S = 60
 
 
 class TurnRunner:
@@ -194,13 +211,13 @@ class TurnRunner:
             done = self.memory.remember(session, memory, text, shown, now, turn.recall.ids)
             if done is not None:
                 after_commit.append(done)
-            reminders.extend(self._store_reminders(session, parsed, now))
-            if not parsed.reminders:  # "remind me tomorrow at 6pm to call mum" with no tag
-                fallback = natural_reminder(text, now.astimezone())  # read in local time
-                if fallback is not None:
-                    parsed_fallback = ParsedReply(parsed.text, None, parsed.suggestion, False,
-                                                  (fallback,))
-                    reminders.extend(self._store_reminders(session, parsed_fallback, now))
+            asked = natural_reminder(text, now.astimezone())  # their words, in local time
+            reminders.extend(self._store_reminders(session, with_their_time(parsed, asked),
+                                                   now))
+            if not parsed.reminders and asked is not None:  # "remind me at 6pm" with no tag
+                parsed_fallback = ParsedReply(parsed.text, None, parsed.suggestion, False,
+                                              (asked,))
+                reminders.extend(self._store_reminders(session, parsed_fallback, now))
             if image is not None:
                 kept.append(keep_photo(session, self.service.db.path.parent, image,
                                        memory or note_from(shown), now))

@@ -294,6 +294,24 @@ def test_natural_reminder_fallback_reads_a_time_and_day_in_local_time(service, b
     assert datetime.fromisoformat(result.reminders[0]["triggerAt"]) == pending[0].trigger_at
 
 
+def test_their_own_words_set_the_time_when_her_tag_gets_it_wrong(service, berlin):
+    """A small model asked for "tomorrow at 6pm" wrote a two-hour tag: the reminder keeps
+    her text and is due when they said; a tag that agrees, or words with no time, stay."""
+    wrong = "Sure!\n[reminder:2h]Call your mum[/reminder]\n" + BLOCK
+    right = "Sure!\n[reminder:30min]Stretch now[/reminder]\n" + BLOCK
+    runner = runner_for(service, Scripted(wrong, right, right))
+    first = runner.run("Can you remind me to call my mum tomorrow at 6pm?")
+    assert [r["text"] for r in first.reminders] == ["Call your mum"]
+    assert datetime.fromisoformat(first.reminders[0]["triggerAt"]) == datetime(
+        2026, 3, 11, 18, 0, tzinfo=berlin)
+    second = runner.run("remind me in 30 minutes to stretch")
+    assert datetime.fromisoformat(second.reminders[0]["triggerAt"]) == T0 + timedelta(
+        minutes=30)
+    third = runner.run("please remind me to stretch")  # no time in their words: hers
+    assert datetime.fromisoformat(third.reminders[0]["triggerAt"]) == T0 + timedelta(
+        minutes=30)
+
+
 def test_an_event_whose_scene_is_still_open_does_not_fire_again(service):
     runner = TurnRunner(service, Scripted(*(["Hi!\n" + BLOCK] * 3)), lambda: T0)
     first = runner.run("Hello, nice to meet you!")
