@@ -30,6 +30,7 @@ from companion_desktop.engine.context_window import REPLY_RESERVE, estimate_toke
 from companion_desktop.llm.base import (
     CancelToken,
     ChatMessage,
+    ConfigError,
     ProviderConfig,
     ToolCall,
     ToolSpec,
@@ -37,7 +38,13 @@ from companion_desktop.llm.base import (
 from companion_desktop.llm.content import openai_messages
 from companion_desktop.llm.mind.grammar import block_grammar
 from companion_desktop.llm.mind.host import HOST, MindHost
-from companion_desktop.llm.mind.models import MindModel, Progress, choose, installed_models
+from companion_desktop.llm.mind.models import (
+    MindModel,
+    Progress,
+    choose,
+    installed_models,
+    runtime_problem,
+)
 from companion_desktop.llm.openai_compat import OpenAICompatProvider
 
 NAME = "Built-in (offline)"
@@ -88,6 +95,9 @@ class BuiltinProvider(OpenAICompatProvider):
 
     def __init__(self, config: ProviderConfig, client: httpx.Client | None = None,
                  host: MindHost = HOST) -> None:
+        problem = runtime_problem()  # else the mind's start fails with an import error
+        if problem:
+            raise ConfigError(problem)
         self.model: MindModel = choose(config.model or None)
         config = replace(config, model=self.model.id, api_key=None,
                          stall_timeout=max(config.stall_timeout, STALL_S))
