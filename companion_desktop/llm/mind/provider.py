@@ -31,6 +31,7 @@ from companion_desktop.engine.context_window import REPLY_RESERVE, estimate_toke
 from companion_desktop.llm.base import (
     CancelToken,
     ChatMessage,
+    ConfigError,
     ProviderConfig,
     ToolCall,
     ToolSpec,
@@ -44,6 +45,7 @@ from companion_desktop.llm.mind.models import (
     choose,
     installed_models,
     record_speed,
+    runtime_problem,
 )
 from companion_desktop.llm.openai_compat import OpenAICompatProvider
 
@@ -97,6 +99,9 @@ class BuiltinProvider(OpenAICompatProvider):
 
     def __init__(self, config: ProviderConfig, client: httpx.Client | None = None,
                  host: MindHost = HOST) -> None:
+        problem = runtime_problem()  # else the mind's start fails with an import error
+        if problem:
+            raise ConfigError(problem)
         self.model: MindModel = choose(config.model or None)
         config = replace(config, model=self.model.id, api_key=None,
                          stall_timeout=max(config.stall_timeout, STALL_S))
