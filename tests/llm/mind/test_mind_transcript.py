@@ -137,3 +137,12 @@ def test_a_call_with_tools_is_sent_as_it_is(provider: BuiltinProvider) -> None:
     body = request(provider, "c1", [("user", "find it")], tools=[tool])
     assert "grammar" not in body and body["tools"]
     assert provider.transcript == Transcript()  # nothing remembered
+
+
+def test_her_mind_leaves_a_core_for_her_drawing(monkeypatch):
+    """All cores but one, one at least, four at most."""
+    from companion_desktop.llm.mind import serve
+
+    for cores, threads in ((1, 1), (2, 1), (4, 3), (16, 4)):
+        monkeypatch.setattr(serve.os, "cpu_count", lambda cores=cores: cores)
+        assert serve.default_threads() == threads
