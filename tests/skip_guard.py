@@ -24,6 +24,7 @@ EXPECTED_SKIPS = (
     r"Voice input needs the voice packages|sentence-transformers is not installed",
     r"all-MiniLM-L6-v2 is not installed|no local embedding model|embedding model not available",
     r"cannot write HEIC here",
+    r"her mind's (runtime|small test model|default model)( or small test model)? is not installed",
 )
 _EXPECTED = re.compile("|".join(f"(?:{p})" for p in EXPECTED_SKIPS), re.I)
 __all__ = ["pytest_collectreport", "pytest_runtest_logreport", "pytest_sessionfinish",
