@@ -63,10 +63,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run only these sections (repeatable or comma-separated): turns, "
                             "memory, media, avatar, peer (our renderer beside three-vrm), cost "
                             "(the app's CPU, memory and frames; a local model beside her), voice "
-                            "(speech to text and her first audio)")
+                            "(speech to text and her first audio), mind (her own mind: tokens/s, "
+                            "first text, memory, beside her, a quality check)")
     bench.add_argument("--peer-install", action="store_true",
                        help="copy the three-vrm harness to the user cache and run npm there "
                             "(once; the peer section uses it afterwards)")
+    bench.add_argument("--mind-model", metavar="ID",
+                       help="the model the mind section runs (qwen2.5-1.5b, smollm2-135m; "
+                            "default: the preferred installed one)")
 
     from companion_desktop.cli.avatar import add_parser as add_avatar_parser
 

@@ -1,5 +1,5 @@
 """``companion-desktop bench``: figures, never pass/fail. Each section is its own module
-(turns, recall, media, avatar, peer, cost, voice), imported when it runs."""
+(turns, recall, media, avatar, peer, cost, voice, mind), imported when it runs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import datetime
 from companion_desktop.cli.common import CliError
 
 #: ``bench --only`` choices, in the order a full run prints them.
-SECTIONS = ("turns", "memory", "media", "avatar", "peer", "cost", "voice")
+SECTIONS = ("turns", "memory", "media", "avatar", "peer", "cost", "voice", "mind")
 
 
 def parse_sections(only: list[str] | None) -> list[str]:
@@ -25,7 +25,11 @@ def parse_sections(only: list[str] | None) -> list[str]:
     return [name for name in SECTIONS if name in asked]
 
 
-def run_bench(turns: int = 200, only: list[str] | None = None, peer_install: bool = False) -> int:
+def run_bench(turns: int = 200, only: list[str] | None = None, peer_install: bool = False,
+              mind_model: str | None = None, data_dir: str | None = None) -> int:
+    """The sections asked for, in order. ``mind_model``: the model of the mind section (None:
+    the preferred installed one); ``data_dir``: a data folder whose cache may hold her
+    joined model already (``--data-dir``)."""
     sections = parse_sections(only)
     print("companion-desktop bench: figures only; timing never fails anything")
     for section in sections:
@@ -60,9 +64,14 @@ def run_bench(turns: int = 200, only: list[str] | None = None, peer_install: boo
             from companion_desktop.cli.bench.voice import run_voice_bench
 
             run_voice_bench()
+        elif section == "mind":
+            from companion_desktop.cli.bench.mind import run_mind_bench
+
+            run_mind_bench(mind_model, data_dir)
     return 0
 
 
 def run(args: argparse.Namespace, now: datetime) -> int:
     """``companion-desktop bench``: the clock plays no part in the figures."""
-    return run_bench(max(1, args.turns), args.only, args.peer_install)
+    return run_bench(max(1, args.turns), args.only, args.peer_install,
+                     getattr(args, "mind_model", None), getattr(args, "data_dir", None))
