@@ -373,11 +373,11 @@ class TurnRunner:
 
         def progress(fraction: float, text: str) -> None:  # joining the model (first use)
             percent = int(fraction * 100)
-            if fraction < 1.0 and percent != shown[0]:
+            if fraction >= 1.0:  # joined: now it loads
+                hooks.set_phase(PHASE_WAKING)
+            elif percent != shown[0]:
                 shown[0] = percent
                 hooks.set_phase(f"{PHASE_PREPARING}:{percent}")
-            elif fraction >= 1.0 or not fraction:
-                hooks.set_phase(PHASE_WAKING)
 
         wake(cancel, progress)
         hooks.set_phase(PHASE_THINKING)

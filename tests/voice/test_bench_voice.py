@@ -12,7 +12,7 @@ from tests.voice.sounds import needs_espeak, needs_voice
 
 def test_voice_is_a_bench_section():
     assert parse_sections(["voice"]) == ["voice"]
-    assert parse_sections(None)[-1] == "voice"
+    assert "voice" in parse_sections(None)
 
 
 @needs_voice

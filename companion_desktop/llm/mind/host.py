@@ -165,8 +165,7 @@ class MindHost:
     def _start(self, model: MindModel, progress: Progress, cancel: CancelToken | None) -> Running:
         if self.cache_dir is None:
             raise ConfigError("Her mind has no cache folder set (MindHost.configure).")
-        path = model_file(model, self.cache_dir, progress)
-        progress(0.0, "Waking her mind…")
+        path = model_file(model, self.cache_dir, progress)  # progress: joining, first use
         argv = [*serve_command(), "--model", str(path), "--context", str(model.context)]
         if self.threads:
             argv += ["--threads", str(self.threads)]
