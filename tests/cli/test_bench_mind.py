@@ -68,6 +68,45 @@ def test_mind_is_a_section_with_its_model_option():
     assert build_parser().parse_args(["bench"]).mind_model is None
 
 
+def test_rounds_run_alone_beside_beside_alone_after_a_warm_up(tmp_path, monkeypatch):
+    from datetime import datetime
+
+    seen: list[str] = []
+
+    class App:
+        alive = True
+
+        def __init__(self, folder: Path) -> None:
+            seen.append("app starts")
+            self.proc = type("Proc", (), {"pid": 1, "returncode": None})()
+
+        def wait_shown(self) -> float:
+            return 0.5
+
+        def settled_rss(self) -> float:
+            return 300.0
+
+        def stop(self) -> None:
+            seen.append("app stops")
+
+    def talk(i: int) -> bench.TurnFigures:
+        seen.append(f"round {i}")
+        return bench.TurnFigures("m", datetime(2026, 1, 1), 0.5, 1.0,
+                                 [bench.Timing(100.0, 10, 1000.0, 20)], [], "Hi.", False, True)
+
+    monkeypatch.setattr("companion_desktop.cli.bench.cost.RunningApp", App)
+    monkeypatch.setattr("companion_desktop.cli.bench.cost.cpu_seconds", lambda pid: 1.0)
+    monkeypatch.setattr(bench, "SETTLE_S", 0.0)
+    lines: list[str] = []
+    alone, beside = bench.beside_her(talk, tmp_path, lines.append, rounds=2)
+    assert seen == ["round 0", "round 1", "app starts", "round 2", "round 3", "app stops",
+                    "round 4"]
+    assert len(alone) == 2 and len(beside) == 2
+    assert lines[0] == "    the app: window shown after 0.50 s, 300 MB RSS settled"
+    assert lines[1].startswith("    the app while she thought: 0.0% of one core")
+    assert bench._NoChance().random() == 1.0  # the rounds' draws: no chance event
+
+
 # -- llama.cpp's timing lines -------------------------------------------------------------
 PROMPT = ("0.29.236.266 I slot print_timing: id  0 | task 0 | prompt eval time =    8871.99 ms "
           "/   217 tokens (   40.88 ms per token,    24.46 tokens per second)")

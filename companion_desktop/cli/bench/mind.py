@@ -26,8 +26,9 @@ fixed seed, so runs ask the same things; the replies are sampled and vary.
   rate at which pieces reached the pipeline (chunks/s) is shown beside them.
 - Peak RSS of the mind's process: ``VmHWM`` (else the largest ``VmRSS`` seen) from
   ``/proc/PID/status``, sampled every 0.2 s while it runs.
-- Beside her: one turn a round (a fresh conversation with the same message; her system
-  message stays cached, so each round reads the turn's context and writes a reply), after a
+- Beside her: one turn a round (a fresh conversation with the same message and no chance
+  event, which would add a request; her system message stays cached, so each round reads
+  the turn's context and writes a reply; the clock moves 7 minutes a round), after a
   warm-up round, in the order alone, beside, beside, alone (so a drift in the machine's
   speed weighs on both sides alike). Beside means the real app idling on screen (chat window
   and overlay with Hana, as ``bench --only cost`` starts it) was started first and has
@@ -88,6 +89,8 @@ FIRST_TEXT_TURNS = (1, 5)
 #: The conversation's clock: a fixed evening, two minutes a turn (the prompts repeat).
 START = datetime(2026, 3, 10, 19, 30)
 RSS_EVERY_S = 0.2
+#: Seconds the app idles after its memory settled, before the rounds beside it.
+SETTLE_S = 3.0
 #: The seed of the pipeline's event draws (an event adds a request to its turn).
 EVENT_SEED = 0
 
@@ -295,11 +298,19 @@ def state_block_ok(used_extraction: bool, suggestion: LlmSuggestion) -> bool:
     return not used_extraction or suggestion != LlmSuggestion()
 
 
+class _NoChance(random.Random):
+    """Draws that pass no ``chance`` condition (1.0 is never below a probability)."""
+
+    def random(self) -> float:
+        return 1.0
+
+
 class Conversation:
     """One conversation on a fresh data folder through the real pipeline."""
 
     def __init__(self, folder: Path, provider: BuiltinProvider, log: MindLog,
-                 start: datetime = START, step: timedelta = timedelta(minutes=2)) -> None:
+                 start: datetime = START, step: timedelta = timedelta(minutes=2),
+                 chance: bool = True) -> None:
         from companion_desktop.pipeline.companion import CompanionService
         from companion_desktop.pipeline.runner import TurnRunner
         from companion_desktop.storage.db import Database
@@ -310,7 +321,8 @@ class Conversation:
         self.step = step
         self.db = Database.open(folder)
         self.runner = TurnRunner(CompanionService(self.db), provider, lambda: self.now)
-        self.runner.rng = random.Random(EVENT_SEED)  # the same events each run and round
+        # the same events each run; without ``chance`` none of the chance events
+        self.runner.rng = random.Random(EVENT_SEED) if chance else _NoChance()
 
     def turn(self, message: str) -> TurnFigures:
         provider: Any = self.provider
@@ -558,7 +570,7 @@ def beside_her(talk: Callable[[int], TurnFigures], folder: Path, report: Callabl
     try:
         shown = app.wait_shown()
         rss = app.settled_rss()  # the embedding model loaded, her memory settled
-        time.sleep(3.0)
+        time.sleep(SETTLE_S)
         if not app.alive:
             report(f"    the app exited ({app.proc.returncode}): {app.tail()}")
         else:
@@ -689,7 +701,8 @@ def _beside(folder: Path, provider: BuiltinProvider, log: MindLog,
            f"round after a warm-up, alone / beside x{rounds} / alone:")
 
     def one_round(i: int) -> TurnFigures:
-        chat = Conversation(folder / f"round{i}", provider, log, START + timedelta(minutes=7 * i))
+        chat = Conversation(folder / f"round{i}", provider, log, START + timedelta(minutes=7 * i),
+                            chance=False)
         try:
             return chat.turn(ROUND_MESSAGE)
         finally:
