@@ -26,11 +26,11 @@ fixed seed, so runs ask the same things; the replies are sampled and vary.
   rate at which pieces reached the pipeline (chunks/s) is shown beside them.
 - Peak RSS of the mind's process: ``VmHWM`` (else the largest ``VmRSS`` seen) from
   ``/proc/PID/status``, sampled every 0.2 s while it runs.
-- Beside her: one turn a round (a fresh conversation with the same message and no chance
-  event, which would add a request; her system message stays cached, so each round reads
-  the turn's context and writes a reply; the clock moves 7 minutes a round), after a
-  warm-up round, in the order alone, beside, beside, alone (so a drift in the machine's
-  speed weighs on both sides alike). Beside means the real app idling on screen (chat window
+- Beside her: one turn a round (a fresh conversation in Companion Mode, which plays no
+  event that would add a request, with the same message; her system message stays cached,
+  so each round reads the turn's context and writes a reply; the clock moves 7 minutes a
+  round), after a warm-up round, in the order alone, beside, beside, alone (so a drift in
+  the machine's speed weighs on both sides alike). Beside means the real app idling on screen (chat window
   and overlay with Hana, as ``bench --only cost`` starts it) was started first and has
   settled. The share is beside / alone of the mean tokens/s. Skipped without a display.
 - Quality, heuristics over the ten replies, counts only (no threshold): in character (not
@@ -84,6 +84,9 @@ QUALITY_MESSAGES = (
 )
 #: The message of each beside-her round.
 ROUND_MESSAGE = "Tell me about a place you would love to visit one day."
+#: The rounds' mode: Companion Mode plays no events (a Dating Sim first turn plays the first
+#: meeting, whose scene is one more request, cut short when it takes too long).
+ROUND_MODE = "companion"
 #: The turns whose first-text times are compared (1-based).
 FIRST_TEXT_TURNS = (1, 5)
 #: The conversation's clock: a fixed evening, two minutes a turn (the prompts repeat).
@@ -213,6 +216,7 @@ class TurnFigures:
     used_extraction: bool
     block_ok: bool
     reminders: list[dict[str, Any]] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)  # the ids of the events it played
 
     @property
     def raw(self) -> str:
@@ -298,19 +302,12 @@ def state_block_ok(used_extraction: bool, suggestion: LlmSuggestion) -> bool:
     return not used_extraction or suggestion != LlmSuggestion()
 
 
-class _NoChance(random.Random):
-    """Draws that pass no ``chance`` condition (1.0 is never below a probability)."""
-
-    def random(self) -> float:
-        return 1.0
-
-
 class Conversation:
     """One conversation on a fresh data folder through the real pipeline."""
 
     def __init__(self, folder: Path, provider: BuiltinProvider, log: MindLog,
                  start: datetime = START, step: timedelta = timedelta(minutes=2),
-                 chance: bool = True) -> None:
+                 mode: str | None = None) -> None:
         from companion_desktop.pipeline.companion import CompanionService
         from companion_desktop.pipeline.runner import TurnRunner
         from companion_desktop.storage.db import Database
@@ -321,8 +318,9 @@ class Conversation:
         self.step = step
         self.db = Database.open(folder)
         self.runner = TurnRunner(CompanionService(self.db), provider, lambda: self.now)
-        # the same events each run; without ``chance`` none of the chance events
-        self.runner.rng = random.Random(EVENT_SEED) if chance else _NoChance()
+        self.runner.rng = random.Random(EVENT_SEED)  # the same event draws each run
+        if mode is not None:
+            self.runner.service.set_mode(mode, self.now)
 
     def turn(self, message: str) -> TurnFigures:
         provider: Any = self.provider
@@ -341,7 +339,7 @@ class Conversation:
             pieces=provider.streams[0] if provider.streams else [], reply=result.reply,
             used_extraction=result.used_extraction,
             block_ok=state_block_ok(result.used_extraction, result.suggestion),
-            reminders=list(result.reminders))
+            reminders=list(result.reminders), events=[str(e["id"]) for e in result.events])
 
     def close(self) -> None:
         self.runner.close()
@@ -523,11 +521,13 @@ def _rate(value: float | None, unit: str = "tokens/s") -> str:
 
 
 def _turn_line(i: int, turn: TurnFigures) -> str:
-    extra = f" ({len(turn.timings)} requests)" if len(turn.timings) > 1 else ""
+    why = ([f"the event {e!r} (its scene is written)" for e in turn.events]
+           + (["the extraction call"] if turn.used_extraction else []))
     gen = rates(turn.timings)[0]
     return (f"    turn {i}: first text {_s(turn.first_text_s)}, complete {turn.complete_s:.2f} s; "
             f"read {turn.prompt_tokens} prompt tokens, wrote {turn.eval_tokens} tokens"
-            f"{'' if gen is None else f' at {gen:.1f} tokens/s'}{extra}")
+            f"{'' if len(turn.timings) == 1 else f' in {len(turn.timings)} requests'} "
+            f"({_rate(gen)}){'; ' if why else ''}{', '.join(why)}")
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -702,7 +702,7 @@ def _beside(folder: Path, provider: BuiltinProvider, log: MindLog,
 
     def one_round(i: int) -> TurnFigures:
         chat = Conversation(folder / f"round{i}", provider, log, START + timedelta(minutes=7 * i),
-                            chance=False)
+                            mode=ROUND_MODE)
         try:
             return chat.turn(ROUND_MESSAGE)
         finally:
