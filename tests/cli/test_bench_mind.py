@@ -132,6 +132,9 @@ def test_the_log_is_read_a_turn_at_a_time_and_a_half_logged_request_waits(tmp_pa
         out.write(f"{EVAL[30:]}\n{TOTAL}\n")
     assert log.take(least=1, wait_s=0.2) == [bench.Timing(8871.99, 217, 7729.17, 20)]
     assert log.take(least=0, wait_s=0.0) == []
+    path.write_text(f"{PROMPT}\n{EVAL}\nthe end\n", encoding="utf-8")  # started again: new log
+    assert log.take(least=1, wait_s=0.2) == [bench.Timing(8871.99, 217, 7729.17, 20)]
+    assert log.tail(2, width=20) == f"{EVAL[:20]} | the end"
 
 
 # -- the joined model is reused -----------------------------------------------------------
@@ -213,15 +216,17 @@ def test_the_counts_and_notes_of_a_few_replies():
         return bench.TurnFigures("m", datetime(2026, 1, 1), 1.0, 2.0, [], [(0.0, raw)], reply,
                                  extraction, ok)
 
-    turns = [turn("Hello Alex!", "Hello Alex!\n```json\n{}\n```"),
+    failed = turn("", "Hel")
+    failed.error = "The reply was cut off."
+    turns = [turn("Hello Alex!", "Hello Alex!\n```json\n{}\n```"), failed,
              turn("Sure.", "Sure.<|im_end|>\nUser: and then?", extraction=True),
              turn("As an AI I can't.", "As an AI I can't.", extraction=True, ok=False)]
     q = bench.judge(turns, "Hana")
     assert (q.replies, q.in_character, q.block, q.via_extraction) == (3, 2, 2, 1)
-    assert (q.no_template, q.no_fake_turn, q.all_four) == (2, 2, 1)
+    assert (q.no_template, q.no_fake_turn, q.all_four, q.failed) == (2, 2, 1, 1)
     assert q.notes == [
-        "turn 2: template token '<|im_end|>'; writes a turn of the user's: 'Sure.'",
-        "turn 3: says 'As an AI'; no state block (the extraction call failed too): "
+        "turn 3: template token '<|im_end|>'; writes a turn of the user's: 'Sure.'",
+        "turn 4: says 'As an AI'; no state block (the extraction call failed too): "
         "\"As an AI I can't.\"",
     ]
 

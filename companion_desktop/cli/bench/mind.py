@@ -30,9 +30,12 @@ fixed seed, so runs ask the same things; the replies are sampled and vary.
   event that would add a request, with the same message; her system message stays cached,
   so each round reads the turn's context and writes a reply; the clock moves 7 minutes a
   round), after a warm-up round, in the order alone, beside, beside, alone (so a drift in
-  the machine's speed weighs on both sides alike). Beside means the real app idling on screen (chat window
-  and overlay with Hana, as ``bench --only cost`` starts it) was started first and has
-  settled. The share is beside / alone of the mean tokens/s. Skipped without a display.
+  the machine's speed weighs on both sides alike). Beside means the real app idling on
+  screen (chat window and overlay with Hana, as ``bench --only cost`` starts it) was started
+  first and has settled. The share is beside / alone of the mean tokens/s. Skipped without
+  a display.
+- A failed turn (the model call failed: nothing saved) is reported with whether her mind's
+  process had ended and the last lines of its log; the conversation goes on.
 - Quality, heuristics over the ten replies, counts only (no threshold): in character (not
   empty, no "as an AI" / "language model" / "assistant" about herself, no other name for
   herself), a parsable state block (the reply's own, or the extraction call's), no chat
@@ -62,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from companion_desktop.engine.state_updates import LlmSuggestion
     from companion_desktop.llm.base import CancelToken, ChatMessage
-    from companion_desktop.llm.mind.host import MindHost
+    from companion_desktop.llm.mind.host import MindHost, Running
     from companion_desktop.llm.mind.models import MindModel
     from companion_desktop.llm.mind.provider import BuiltinProvider
 
@@ -134,12 +137,23 @@ class MindLog:
         self.path = path
         self.offset = 0
 
+    def tail(self, lines: int = 3, width: int = 160) -> str:
+        """The log's last ``lines`` lines (each cut to ``width``), joined by " | "."""
+        try:
+            text = self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        last = [line.strip()[:width] for line in text.splitlines() if line.strip()][-lines:]
+        return " | ".join(last)
+
     def take(self, least: int = 1, wait_s: float = 3.0) -> list[Timing]:
         """The requests logged since the last call: waits (up to ``wait_s``) until there
         are ``least`` and none is half-written (the runtime writes its log from a thread)."""
         deadline = time.monotonic() + wait_s
         while True:
             try:
+                if self.path.stat().st_size < self.offset:  # the mind started again: a new log
+                    self.offset = 0
                 with self.path.open("rb") as log:
                     log.seek(self.offset)
                     data = log.read()
@@ -204,7 +218,7 @@ class PeakRss(threading.Thread):
 class TurnFigures:
     """One turn: seconds to her first text and to the complete turn, the requests the mind
     logged, the raw pieces of her streamed reply (seconds from the turn's start, text), the
-    reply shown, and what the pipeline made of its state block."""
+    reply shown, what the pipeline made of its state block, and the error of a failed turn."""
 
     message: str
     at: datetime
@@ -217,6 +231,7 @@ class TurnFigures:
     block_ok: bool
     reminders: list[dict[str, Any]] = field(default_factory=list)
     events: list[str] = field(default_factory=list)  # the ids of the events it played
+    error: str | None = None  # why the turn failed (nothing was saved), None when it ran
 
     @property
     def raw(self) -> str:
@@ -323,6 +338,9 @@ class Conversation:
             self.runner.service.set_mode(mode, self.now)
 
     def turn(self, message: str) -> TurnFigures:
+        """One turn's figures; a failed turn (an LlmError: nothing saved) has its ``error``."""
+        from companion_desktop.llm.base import LlmError
+
         provider: Any = self.provider
         provider.streams.clear()
         provider.requests = 0
@@ -330,9 +348,16 @@ class Conversation:
         provider.started = t0
         hooks = _Watch(t0)
         at = self.now
-        result = self.runner.run(message, hooks)
-        complete = time.perf_counter() - t0
         self.now += self.step
+        try:
+            result = self.runner.run(message, hooks)
+        except LlmError as error:
+            return TurnFigures(
+                message=message, at=at, first_text_s=hooks.first,
+                complete_s=time.perf_counter() - t0, timings=self.log.take(0, wait_s=1.0),
+                pieces=provider.streams[0] if provider.streams else [], reply="",
+                used_extraction=False, block_ok=False, error=str(error))
+        complete = time.perf_counter() - t0
         return TurnFigures(
             message=message, at=at, first_text_s=hooks.first, complete_s=complete,
             timings=self.log.take(least=max(1, provider.requests)),
@@ -406,13 +431,17 @@ class Quality:
     no_template: int = 0
     no_fake_turn: int = 0
     all_four: int = 0
+    failed: int = 0  # turns that failed: no reply to judge
     notes: list[str] = field(default_factory=list)
 
 
 def judge(turns: list[TurnFigures], name: str, user_name: str | None = USER_NAME) -> Quality:
     """The quality counts of ``turns`` (see the module), with a note for each miss."""
-    q = Quality(replies=len(turns))
+    q = Quality(replies=sum(turn.error is None for turn in turns))
     for i, turn in enumerate(turns, 1):
+        if turn.error is not None:
+            q.failed += 1
+            continue
         why = out_of_character(turn.reply, name)
         tokens = template_tokens(turn.raw)
         fake = fake_user_turn(turn.raw, user_name)
@@ -521,6 +550,8 @@ def _rate(value: float | None, unit: str = "tokens/s") -> str:
 
 
 def _turn_line(i: int, turn: TurnFigures) -> str:
+    if turn.error is not None:
+        return f"    turn {i}: failed after {turn.complete_s:.2f} s: {turn.error}"
     why = ([f"the event {e!r} (its scene is written)" for e in turn.events]
            + (["the extraction call"] if turn.used_extraction else []))
     gen = rates(turn.timings)[0]
@@ -663,11 +694,26 @@ def _conversation(folder: Path, provider: BuiltinProvider, log: MindLog,
     try:
         turns = []
         for i, message in enumerate(messages, 1):
+            running = provider.host.running
             turns.append(talk.turn(message))
             report(_turn_line(i, turns[-1]))
+            if turns[-1].error is not None:
+                _report_failure(running, log, report)
         return turns, talk.runner.service.load(talk.now).state.name
     finally:
         talk.close()
+
+
+def _report_failure(running: Running | None, log: MindLog,
+                    report: Callable[[str], None]) -> None:
+    """After a failed turn: whether her mind's process ended, and its log's last lines."""
+    code = running.process.poll() if running is not None else None
+    if code is not None:
+        report(f"      her mind's process had ended (exit status {code}); the next turn starts "
+               "it again")
+    tail = log.tail()
+    if tail:
+        report(f"      mind.log ends: {tail}")
 
 
 def _report_conversation(turns: list[TurnFigures],
@@ -709,6 +755,8 @@ def _beside(folder: Path, provider: BuiltinProvider, log: MindLog,
             chat.close()
 
     alone, by_her = beside_her(one_round, folder, report, rounds)
+    for turn in (t for t in [*alone, *by_her] if t.error is not None):
+        report(f"    a round failed after {turn.complete_s:.2f} s: {turn.error}")
     report(_round_line("alone", alone))
     if by_her:
         report(_round_line("beside", by_her))
@@ -733,7 +781,8 @@ def _report_quality(quality: Quality, turns: list[TurnFigures], name: str,
     report(f"    in character {quality.in_character}/{n}, parsable state block {quality.block}/{n} "
            f"({quality.via_extraction} through the extraction call), no template tokens "
            f"{quality.no_template}/{n}, no fake user turn {quality.no_fake_turn}/{n}; all four "
-           f"{quality.all_four}/{n}")
+           f"{quality.all_four}/{n}" + (f"; {quality.failed} turn(s) failed, no reply"
+                                       if quality.failed else ""))
     for turn in (t for t in turns if "tomorrow at 6pm" in t.message):
         when = ", ".join(str(r.get("triggerAt", "?")) for r in turn.reminders) or "none"
         report(f"    the reminder asked for tomorrow at 6pm: {len(turn.reminders)} stored "
