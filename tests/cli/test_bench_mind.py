@@ -68,6 +68,44 @@ def test_mind_is_a_section_with_its_model_option():
     assert build_parser().parse_args(["bench"]).mind_model is None
 
 
+def test_rounds_run_alone_beside_beside_alone_after_a_warm_up(tmp_path, monkeypatch):
+    from datetime import datetime
+
+    seen: list[str] = []
+
+    class App:
+        alive = True
+
+        def __init__(self, folder: Path) -> None:
+            seen.append("app starts")
+            self.proc = type("Proc", (), {"pid": 1, "returncode": None})()
+
+        def wait_shown(self) -> float:
+            return 0.5
+
+        def settled_rss(self) -> float:
+            return 300.0
+
+        def stop(self) -> None:
+            seen.append("app stops")
+
+    def talk(i: int) -> bench.TurnFigures:
+        seen.append(f"round {i}")
+        return bench.TurnFigures("m", datetime(2026, 1, 1), 0.5, 1.0,
+                                 [bench.Timing(100.0, 10, 1000.0, 20)], [], "Hi.", False, True)
+
+    monkeypatch.setattr("companion_desktop.cli.bench.cost.RunningApp", App)
+    monkeypatch.setattr("companion_desktop.cli.bench.cost.cpu_seconds", lambda pid: 1.0)
+    monkeypatch.setattr(bench, "SETTLE_S", 0.0)
+    lines: list[str] = []
+    alone, beside = bench.beside_her(talk, tmp_path, lines.append, rounds=2)
+    assert seen == ["round 0", "round 1", "app starts", "round 2", "round 3", "app stops",
+                    "round 4"]
+    assert len(alone) == 2 and len(beside) == 2
+    assert lines[0] == "    the app: window shown after 0.50 s, 300 MB RSS settled"
+    assert lines[1].startswith("    the app while she thought: 0.0% of one core")
+
+
 # -- llama.cpp's timing lines -------------------------------------------------------------
 PROMPT = ("0.29.236.266 I slot print_timing: id  0 | task 0 | prompt eval time =    8871.99 ms "
           "/   217 tokens (   40.88 ms per token,    24.46 tokens per second)")
@@ -94,6 +132,9 @@ def test_the_log_is_read_a_turn_at_a_time_and_a_half_logged_request_waits(tmp_pa
         out.write(f"{EVAL[30:]}\n{TOTAL}\n")
     assert log.take(least=1, wait_s=0.2) == [bench.Timing(8871.99, 217, 7729.17, 20)]
     assert log.take(least=0, wait_s=0.0) == []
+    path.write_text(f"{PROMPT}\n{EVAL}\nthe end\n", encoding="utf-8")  # started again: new log
+    assert log.take(least=1, wait_s=0.2) == [bench.Timing(8871.99, 217, 7729.17, 20)]
+    assert log.tail(2, width=20) == f"{EVAL[:20]} | the end"
 
 
 # -- the joined model is reused -----------------------------------------------------------
@@ -175,15 +216,17 @@ def test_the_counts_and_notes_of_a_few_replies():
         return bench.TurnFigures("m", datetime(2026, 1, 1), 1.0, 2.0, [], [(0.0, raw)], reply,
                                  extraction, ok)
 
-    turns = [turn("Hello Alex!", "Hello Alex!\n```json\n{}\n```"),
+    failed = turn("", "Hel")
+    failed.error = "The reply was cut off."
+    turns = [turn("Hello Alex!", "Hello Alex!\n```json\n{}\n```"), failed,
              turn("Sure.", "Sure.<|im_end|>\nUser: and then?", extraction=True),
              turn("As an AI I can't.", "As an AI I can't.", extraction=True, ok=False)]
     q = bench.judge(turns, "Hana")
     assert (q.replies, q.in_character, q.block, q.via_extraction) == (3, 2, 2, 1)
-    assert (q.no_template, q.no_fake_turn, q.all_four) == (2, 2, 1)
+    assert (q.no_template, q.no_fake_turn, q.all_four, q.failed) == (2, 2, 1, 1)
     assert q.notes == [
-        "turn 2: template token '<|im_end|>'; writes a turn of the user's: 'Sure.'",
-        "turn 3: says 'As an AI'; no state block (the extraction call failed too): "
+        "turn 3: template token '<|im_end|>'; writes a turn of the user's: 'Sure.'",
+        "turn 4: says 'As an AI'; no state block (the extraction call failed too): "
         "\"As an AI I can't.\"",
     ]
 

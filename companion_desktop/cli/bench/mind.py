@@ -26,12 +26,16 @@ fixed seed, so runs ask the same things; the replies are sampled and vary.
   rate at which pieces reached the pipeline (chunks/s) is shown beside them.
 - Peak RSS of the mind's process: ``VmHWM`` (else the largest ``VmRSS`` seen) from
   ``/proc/PID/status``, sampled every 0.2 s while it runs.
-- Beside her: one turn a round (a fresh conversation with the same message; her system
-  message stays cached, so each round reads the turn's context and writes a reply), after a
-  warm-up round, in the order alone, beside, beside, alone (so a drift in the machine's
-  speed weighs on both sides alike). Beside means the real app idling on screen (chat window
-  and overlay with Hana, as ``bench --only cost`` starts it) was started first and has
-  settled. The share is beside / alone of the mean tokens/s. Skipped without a display.
+- Beside her: one turn a round (a fresh conversation in Companion Mode, which plays no
+  event that would add a request, with the same message; her system message stays cached,
+  so each round reads the turn's context and writes a reply; the clock moves 7 minutes a
+  round), after a warm-up round, in the order alone, beside, beside, alone (so a drift in
+  the machine's speed weighs on both sides alike). Beside means the real app idling on
+  screen (chat window and overlay with Hana, as ``bench --only cost`` starts it) was started
+  first and has settled. The share is beside / alone of the mean tokens/s. Skipped without
+  a display.
+- A failed turn (the model call failed: nothing saved) is reported with whether her mind's
+  process had ended and the last lines of its log; the conversation goes on.
 - Quality, heuristics over the ten replies, counts only (no threshold): in character (not
   empty, no "as an AI" / "language model" / "assistant" about herself, no other name for
   herself), a parsable state block (the reply's own, or the extraction call's), no chat
@@ -61,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from companion_desktop.engine.state_updates import LlmSuggestion
     from companion_desktop.llm.base import CancelToken, ChatMessage
-    from companion_desktop.llm.mind.host import MindHost
+    from companion_desktop.llm.mind.host import MindHost, Running
     from companion_desktop.llm.mind.models import MindModel
     from companion_desktop.llm.mind.provider import BuiltinProvider
 
@@ -83,11 +87,16 @@ QUALITY_MESSAGES = (
 )
 #: The message of each beside-her round.
 ROUND_MESSAGE = "Tell me about a place you would love to visit one day."
+#: The rounds' mode: Companion Mode plays no events (a Dating Sim first turn plays the first
+#: meeting, whose scene is one more request, cut short when it takes too long).
+ROUND_MODE = "companion"
 #: The turns whose first-text times are compared (1-based).
 FIRST_TEXT_TURNS = (1, 5)
 #: The conversation's clock: a fixed evening, two minutes a turn (the prompts repeat).
 START = datetime(2026, 3, 10, 19, 30)
 RSS_EVERY_S = 0.2
+#: Seconds the app idles after its memory settled, before the rounds beside it.
+SETTLE_S = 3.0
 #: The seed of the pipeline's event draws (an event adds a request to its turn).
 EVENT_SEED = 0
 
@@ -128,12 +137,23 @@ class MindLog:
         self.path = path
         self.offset = 0
 
+    def tail(self, lines: int = 3, width: int = 160) -> str:
+        """The log's last ``lines`` lines (each cut to ``width``), joined by " | "."""
+        try:
+            text = self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        last = [line.strip()[:width] for line in text.splitlines() if line.strip()][-lines:]
+        return " | ".join(last)
+
     def take(self, least: int = 1, wait_s: float = 3.0) -> list[Timing]:
         """The requests logged since the last call: waits (up to ``wait_s``) until there
         are ``least`` and none is half-written (the runtime writes its log from a thread)."""
         deadline = time.monotonic() + wait_s
         while True:
             try:
+                if self.path.stat().st_size < self.offset:  # the mind started again: a new log
+                    self.offset = 0
                 with self.path.open("rb") as log:
                     log.seek(self.offset)
                     data = log.read()
@@ -198,7 +218,7 @@ class PeakRss(threading.Thread):
 class TurnFigures:
     """One turn: seconds to her first text and to the complete turn, the requests the mind
     logged, the raw pieces of her streamed reply (seconds from the turn's start, text), the
-    reply shown, and what the pipeline made of its state block."""
+    reply shown, what the pipeline made of its state block, and the error of a failed turn."""
 
     message: str
     at: datetime
@@ -210,6 +230,8 @@ class TurnFigures:
     used_extraction: bool
     block_ok: bool
     reminders: list[dict[str, Any]] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)  # the ids of the events it played
+    error: str | None = None  # why the turn failed (nothing was saved), None when it ran
 
     @property
     def raw(self) -> str:
@@ -299,7 +321,8 @@ class Conversation:
     """One conversation on a fresh data folder through the real pipeline."""
 
     def __init__(self, folder: Path, provider: BuiltinProvider, log: MindLog,
-                 start: datetime = START, step: timedelta = timedelta(minutes=2)) -> None:
+                 start: datetime = START, step: timedelta = timedelta(minutes=2),
+                 mode: str | None = None) -> None:
         from companion_desktop.pipeline.companion import CompanionService
         from companion_desktop.pipeline.runner import TurnRunner
         from companion_desktop.storage.db import Database
@@ -310,9 +333,14 @@ class Conversation:
         self.step = step
         self.db = Database.open(folder)
         self.runner = TurnRunner(CompanionService(self.db), provider, lambda: self.now)
-        self.runner.rng = random.Random(EVENT_SEED)  # the same events each run and round
+        self.runner.rng = random.Random(EVENT_SEED)  # the same event draws each run
+        if mode is not None:
+            self.runner.service.set_mode(mode, self.now)
 
     def turn(self, message: str) -> TurnFigures:
+        """One turn's figures; a failed turn (an LlmError: nothing saved) has its ``error``."""
+        from companion_desktop.llm.base import LlmError
+
         provider: Any = self.provider
         provider.streams.clear()
         provider.requests = 0
@@ -320,16 +348,23 @@ class Conversation:
         provider.started = t0
         hooks = _Watch(t0)
         at = self.now
-        result = self.runner.run(message, hooks)
-        complete = time.perf_counter() - t0
         self.now += self.step
+        try:
+            result = self.runner.run(message, hooks)
+        except LlmError as error:
+            return TurnFigures(
+                message=message, at=at, first_text_s=hooks.first,
+                complete_s=time.perf_counter() - t0, timings=self.log.take(0, wait_s=1.0),
+                pieces=provider.streams[0] if provider.streams else [], reply="",
+                used_extraction=False, block_ok=False, error=str(error))
+        complete = time.perf_counter() - t0
         return TurnFigures(
             message=message, at=at, first_text_s=hooks.first, complete_s=complete,
             timings=self.log.take(least=max(1, provider.requests)),
             pieces=provider.streams[0] if provider.streams else [], reply=result.reply,
             used_extraction=result.used_extraction,
             block_ok=state_block_ok(result.used_extraction, result.suggestion),
-            reminders=list(result.reminders))
+            reminders=list(result.reminders), events=[str(e["id"]) for e in result.events])
 
     def close(self) -> None:
         self.runner.close()
@@ -396,13 +431,17 @@ class Quality:
     no_template: int = 0
     no_fake_turn: int = 0
     all_four: int = 0
+    failed: int = 0  # turns that failed: no reply to judge
     notes: list[str] = field(default_factory=list)
 
 
 def judge(turns: list[TurnFigures], name: str, user_name: str | None = USER_NAME) -> Quality:
     """The quality counts of ``turns`` (see the module), with a note for each miss."""
-    q = Quality(replies=len(turns))
+    q = Quality(replies=sum(turn.error is None for turn in turns))
     for i, turn in enumerate(turns, 1):
+        if turn.error is not None:
+            q.failed += 1
+            continue
         why = out_of_character(turn.reply, name)
         tokens = template_tokens(turn.raw)
         fake = fake_user_turn(turn.raw, user_name)
@@ -511,11 +550,15 @@ def _rate(value: float | None, unit: str = "tokens/s") -> str:
 
 
 def _turn_line(i: int, turn: TurnFigures) -> str:
-    extra = f" ({len(turn.timings)} requests)" if len(turn.timings) > 1 else ""
+    if turn.error is not None:
+        return f"    turn {i}: failed after {turn.complete_s:.2f} s: {turn.error}"
+    why = ([f"the event {e!r} (its scene is written)" for e in turn.events]
+           + (["the extraction call"] if turn.used_extraction else []))
     gen = rates(turn.timings)[0]
     return (f"    turn {i}: first text {_s(turn.first_text_s)}, complete {turn.complete_s:.2f} s; "
             f"read {turn.prompt_tokens} prompt tokens, wrote {turn.eval_tokens} tokens"
-            f"{'' if gen is None else f' at {gen:.1f} tokens/s'}{extra}")
+            f"{'' if len(turn.timings) == 1 else f' in {len(turn.timings)} requests'} "
+            f"({_rate(gen)}){'; ' if why else ''}{', '.join(why)}")
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -558,7 +601,7 @@ def beside_her(talk: Callable[[int], TurnFigures], folder: Path, report: Callabl
     try:
         shown = app.wait_shown()
         rss = app.settled_rss()  # the embedding model loaded, her memory settled
-        time.sleep(3.0)
+        time.sleep(SETTLE_S)
         if not app.alive:
             report(f"    the app exited ({app.proc.returncode}): {app.tail()}")
         else:
@@ -651,11 +694,26 @@ def _conversation(folder: Path, provider: BuiltinProvider, log: MindLog,
     try:
         turns = []
         for i, message in enumerate(messages, 1):
+            running = provider.host.running
             turns.append(talk.turn(message))
             report(_turn_line(i, turns[-1]))
+            if turns[-1].error is not None:
+                _report_failure(running, log, report)
         return turns, talk.runner.service.load(talk.now).state.name
     finally:
         talk.close()
+
+
+def _report_failure(running: Running | None, log: MindLog,
+                    report: Callable[[str], None]) -> None:
+    """After a failed turn: whether her mind's process ended, and its log's last lines."""
+    code = running.process.poll() if running is not None else None
+    if code is not None:
+        report(f"      her mind's process had ended (exit status {code}); the next turn starts "
+               "it again")
+    tail = log.tail()
+    if tail:
+        report(f"      mind.log ends: {tail}")
 
 
 def _report_conversation(turns: list[TurnFigures],
@@ -689,13 +747,16 @@ def _beside(folder: Path, provider: BuiltinProvider, log: MindLog,
            f"round after a warm-up, alone / beside x{rounds} / alone:")
 
     def one_round(i: int) -> TurnFigures:
-        chat = Conversation(folder / f"round{i}", provider, log, START + timedelta(minutes=7 * i))
+        chat = Conversation(folder / f"round{i}", provider, log, START + timedelta(minutes=7 * i),
+                            mode=ROUND_MODE)
         try:
             return chat.turn(ROUND_MESSAGE)
         finally:
             chat.close()
 
     alone, by_her = beside_her(one_round, folder, report, rounds)
+    for turn in (t for t in [*alone, *by_her] if t.error is not None):
+        report(f"    a round failed after {turn.complete_s:.2f} s: {turn.error}")
     report(_round_line("alone", alone))
     if by_her:
         report(_round_line("beside", by_her))
@@ -720,7 +781,8 @@ def _report_quality(quality: Quality, turns: list[TurnFigures], name: str,
     report(f"    in character {quality.in_character}/{n}, parsable state block {quality.block}/{n} "
            f"({quality.via_extraction} through the extraction call), no template tokens "
            f"{quality.no_template}/{n}, no fake user turn {quality.no_fake_turn}/{n}; all four "
-           f"{quality.all_four}/{n}")
+           f"{quality.all_four}/{n}" + (f"; {quality.failed} turn(s) failed, no reply"
+                                       if quality.failed else ""))
     for turn in (t for t in turns if "tomorrow at 6pm" in t.message):
         when = ", ".join(str(r.get("triggerAt", "?")) for r in turn.reminders) or "none"
         report(f"    the reminder asked for tomorrow at 6pm: {len(turn.reminders)} stored "
