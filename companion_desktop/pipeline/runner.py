@@ -373,8 +373,10 @@ class TurnRunner:
 
         def progress(fraction: float, text: str) -> None:  # joining the model (first use)
             percent = int(fraction * 100)
-            if fraction >= 1.0:  # joined: now it loads
-                hooks.set_phase(PHASE_WAKING)
+            if fraction >= 1.0:  # joined (or nothing to join): now it loads
+                if shown[0] >= 0:  # after the preparation's percentages
+                    shown[0] = -1
+                    hooks.set_phase(PHASE_WAKING)
             elif percent != shown[0]:
                 shown[0] = percent
                 hooks.set_phase(f"{PHASE_PREPARING}:{percent}")

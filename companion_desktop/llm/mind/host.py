@@ -166,6 +166,7 @@ class MindHost:
         if self.cache_dir is None:
             raise ConfigError("Her mind has no cache folder set (MindHost.configure).")
         path = model_file(model, self.cache_dir, progress)  # progress: joining, first use
+        progress(1.0, "Waking her mind…")  # the file is there; now it loads
         argv = [*serve_command(), "--model", str(path), "--context", str(model.context)]
         if self.threads:
             argv += ["--threads", str(self.threads)]
