@@ -55,6 +55,9 @@ NAME = "Built-in (offline)"
 STALL_S = 180.0
 #: llama.cpp's penalty on repeating the last tokens: a small model otherwise loops.
 REPEAT_PENALTY = 1.1
+#: The token estimate (a quarter of the characters) can fall short of the model's own
+#: count; a transcript is followed only while the estimate with this margin fits.
+ESTIMATE_MARGIN = 1.25
 #: The streamed pieces a reply needs before its speed is recorded (Settings shows it).
 SPEED_PIECES = 20
 Wire = list[dict[str, Any]]
@@ -157,7 +160,7 @@ class BuiltinProvider(OpenAICompatProvider):
         if last.follows(system, plain):
             wire = [*last.wire, {"role": "assistant", "content": last.reply}, *context,
                     {"role": "user", "content": plain[-1][1]}]
-            if _tokens(wire) <= self.model.context - REPLY_RESERVE:
+            if _tokens(wire) * ESTIMATE_MARGIN <= self.model.context - REPLY_RESERVE:
                 self.transcript = Transcript(system, [*last.sent, *plain[-2:]], wire)
                 return wire
         kept = len(fresh_history(plain[:-1])) + 1
