@@ -14,7 +14,6 @@ meets the replace is saved into that new session.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -27,7 +26,7 @@ from companion_desktop.engine.being_shown import being_shown_layer
 from companion_desktop.engine.character import CharacterState
 from companion_desktop.engine.context_window import memory_budget, retrieval_turns, truncate_history
 from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
-from companion_desktop.engine.parse import ParsedReply, ReminderRequest, parse_response
+from companion_desktop.engine.parse import ParsedReply, parse_response
 from companion_desktop.engine.prompt import (
     PromptContext,
     block_fields,
@@ -57,11 +56,9 @@ from companion_desktop.pipeline.reminders import describe_delay
 from companion_desktop.pipeline.tools import security_layer
 from companion_desktop.pipeline.turn_parts import (  # noqa: F401 - re-exported for the views
     EVENT_NUDGE,
-    PHASE_PREPARING,
     PHASE_REMEMBERING,
     PHASE_SEEING,
     PHASE_THINKING,
-    PHASE_WAKING,
     SHOW_ONLY_TEXT,
     NullHooks,
     PreparedTurn,
@@ -71,6 +68,8 @@ from companion_desktop.pipeline.turn_parts import (  # noqa: F401 - re-exported 
     keep_photo,
     note_from,
     tool_reply,
+    wake_mind,
+    with_their_time,
     without_window_echo,
 )
 from companion_desktop.storage import keepsakes as keepsake_store
@@ -95,22 +94,6 @@ def summarize_past_sessions(session: Session, exclude: int | None = None) -> int
         session_store.set_summary(session, session_id, summary or "A short chat.", topics)
         count += 1
     return count
-
-
-def with_their_time(parsed: ParsedReply, asked: ReminderRequest | None) -> ParsedReply:
-    """``parsed`` with its one reminder tag due when the user's own words said (``asked``):
-    a small model asked for "tomorrow at 6pm" often writes the wrong delay. Its text
-    stays; several tags, or words that name no time, leave the reply as it is."""
-    if asked is None or len(parsed.reminders) != 1:
-        return parsed
-    tag = parsed.reminders[0]
-    if abs(tag.seconds - asked.seconds) <= THEIR_TIME_SLACK_S:
-        return parsed
-    return dataclasses.replace(parsed, reminders=(ReminderRequest(asked.seconds, tag.text),))
-
-
-#: How far a tag's delay may be from the user's own words before their words win.
-THEIR_TIME_SLACK_S = 60
 
 
 class TurnRunner:
@@ -362,28 +345,6 @@ class TurnRunner:
         return PreparedTurn(system, history, settings, recall, voice.enabled, toolset,
                             layers.get("active_window"), preface, block)
 
-    def _wake(self, hooks: TurnHooks, cancel: CancelToken | None) -> None:
-        """Her own mind starts before its first reply (and after an idle time): the turn's
-        phase says "Waking her mind…" meanwhile."""
-        wake = getattr(self.provider, "wake", None)
-        if wake is None or getattr(self.provider, "awake", True):
-            return
-        hooks.set_phase(PHASE_WAKING)
-        shown = [-1]
-
-        def progress(fraction: float, text: str) -> None:  # joining the model (first use)
-            percent = int(fraction * 100)
-            if fraction >= 1.0:  # joined (or nothing to join): now it loads
-                if shown[0] >= 0:  # after the preparation's percentages
-                    shown[0] = -1
-                    hooks.set_phase(PHASE_WAKING)
-            elif percent != shown[0]:
-                shown[0] = percent
-                hooks.set_phase(f"{PHASE_PREPARING}:{percent}")
-
-        wake(cancel, progress)
-        hooks.set_phase(PHASE_THINKING)
-
     def _llm_settings(self, settings: LlmSettings) -> LlmSettings:
         """The saved settings, with the context window of a provider that knows its own
         (her own mind runs with a fixed one): memory and history are sized to it."""
@@ -402,7 +363,7 @@ class TurnRunner:
         prepare = getattr(self.provider, "prepare_turn", None)
         said = text if prepare is not None else turn.user_text(text)
         messages.append(ChatMessage("user", said, images=images))
-        self._wake(hooks, cancel)
+        wake_mind(self.provider, hooks, cancel)
         if prepare is not None:  # her own mind: this turn's context, and the block's grammar
             prepare(turn.preface, list(turn.block) if turn.tools is None else None)
 

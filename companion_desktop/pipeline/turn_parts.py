@@ -3,6 +3,7 @@ the result, and the photo, tool and window-echo steps of a turn (no Qt)."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -12,6 +13,7 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from companion_desktop.engine.character import CharacterState, MoodState
+from companion_desktop.engine.parse import ParsedReply, ReminderRequest
 from companion_desktop.engine.speech import SpokenPart
 from companion_desktop.engine.state_updates import LlmSuggestion
 from companion_desktop.engine.window_context import echoes_window
@@ -176,3 +178,42 @@ def tool_reply(
     calls = [{"tool": call.name, "arguments": call.arguments, "error": outcome.is_error,
               "result": outcome.content[:500]} for call, outcome in result.calls]
     return result.text, calls
+
+
+def wake_mind(provider: Provider, hooks: TurnHooks, cancel: CancelToken | None) -> None:
+    """Her own mind starts before its first reply (and after an idle time): the turn's
+    phase says "Waking her mind…" meanwhile."""
+    wake = getattr(provider, "wake", None)
+    if wake is None or getattr(provider, "awake", True):
+        return
+    hooks.set_phase(PHASE_WAKING)
+    shown = [-1]
+
+    def progress(fraction: float, text: str) -> None:  # joining the model (first use)
+        percent = int(fraction * 100)
+        if fraction >= 1.0:  # joined (or nothing to join): now it loads
+            if shown[0] >= 0:  # after the preparation's percentages
+                shown[0] = -1
+                hooks.set_phase(PHASE_WAKING)
+        elif percent != shown[0]:
+            shown[0] = percent
+            hooks.set_phase(f"{PHASE_PREPARING}:{percent}")
+
+    wake(cancel, progress)
+    hooks.set_phase(PHASE_THINKING)
+
+
+def with_their_time(parsed: ParsedReply, asked: ReminderRequest | None) -> ParsedReply:
+    """``parsed`` with its one reminder tag due when the user's own words said (``asked``):
+    a small model asked for "tomorrow at 6pm" often writes the wrong delay. Its text
+    stays; several tags, or words that name no time, leave the reply as it is."""
+    if asked is None or len(parsed.reminders) != 1:
+        return parsed
+    tag = parsed.reminders[0]
+    if abs(tag.seconds - asked.seconds) <= THEIR_TIME_SLACK_S:
+        return parsed
+    return dataclasses.replace(parsed, reminders=(ReminderRequest(asked.seconds, tag.text),))
+
+
+#: How far a tag's delay may be from the user's own words before their words win.
+THEIR_TIME_SLACK_S = 60
