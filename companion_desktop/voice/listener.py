@@ -7,7 +7,8 @@ voice activity model. Two modes:
 
 - ``hands_free``: an utterance starts after ``min_speech_s`` of speech (a short pause allowed)
   and ends after ``silence_s`` of silence or at ``max_s``; it keeps 0.3 s from before the
-  start.
+  start, and reaches back up to 1 s further for a short first word with a pause after it
+  ("Wait, stop...": "Wait" alone is too short to start an utterance).
 - ``push_to_talk``: :meth:`Listener.press` starts it at once, :meth:`Listener.release` ends
   it; silence before the first and after the last speech is trimmed (0.3 s kept each side).
 """
@@ -29,6 +30,9 @@ EventKind = Literal["level", "speech_started", "utterance", "discarded"]
 FRAME_S = FRAME / SAMPLE_RATE
 #: Audio kept from before an utterance's start, and around speech when trimming.
 PRE_ROLL_S = 0.3
+#: How far back before its start an utterance reaches for earlier speech, and the longest
+#: pause between two pieces of speech that are taken as one utterance there.
+LOOKBACK_S, LOOKBACK_GAP_S = 1.0, 0.5
 #: Frames between two "level" events (about 16 a second).
 LEVEL_EVERY = 2
 #: Frames quieter than this (RMS) are never speech, whatever the model says.
@@ -102,9 +106,10 @@ class Listener:
         self._pending = np.zeros(0, np.float32)
         self._position = 0
         self._frames_seen = 0
-        # the frames before a start, with their verdicts: the pre-roll and the run itself
-        self._pre: deque[tuple[np.ndarray, bool]] = deque(
-            maxlen=max(1, round((PRE_ROLL_S + self.options.min_speech_s) / FRAME_S) + 3))
+        # the frames before a start, with their verdicts: the pre-roll, the look back and
+        # the run itself
+        self._pre: deque[tuple[np.ndarray, bool]] = deque(maxlen=max(1, round(
+            (PRE_ROLL_S + LOOKBACK_S + self.options.min_speech_s) / FRAME_S) + 3))
         self._run = 0  # speech frames in the current run (hands-free start)
         self._gap = 0  # non-speech frames inside that run
         self._active = False  # an utterance is being heard
@@ -180,13 +185,32 @@ class Listener:
             if self._gap > 2:
                 self._run = self._gap = 0
         if self._run and self._run * FRAME_S >= self.options.min_speech_s:
-            self._frames = [f for f, _ in self._pre] + [frame.copy()]
-            self._speech = [s for _, s in self._pre] + [True]
+            before = list(self._pre)[self._reach_back():]
+            self._frames = [f for f, _ in before] + [frame.copy()]
+            self._speech = [s for _, s in before] + [True]
             self._active, self._silence, self._run, self._gap = True, 0, 0, 0
             self._pre.clear()
             return [ListenEvent("speech_started", self._position)]
         self._pre.append((frame.copy(), speech))
         return []
+
+    def _reach_back(self) -> int:
+        """Where in the frames before a start the utterance begins: :data:`PRE_ROLL_S`
+        before its earliest speech, going back from the start's run over speech frames no
+        more than :data:`LOOKBACK_GAP_S` apart, at most :data:`LOOKBACK_S` beyond the
+        plain pre-roll."""
+        verdicts = [s for _, s in self._pre]
+        plain = max(0, len(verdicts) - 3
+                    - round((PRE_ROLL_S + self.options.min_speech_s) / FRAME_S))
+        gap = round(LOOKBACK_GAP_S / FRAME_S)
+        earliest = len(verdicts)  # the start's own frame
+        for i in range(len(verdicts) - 1, -1, -1):
+            if earliest - i > gap + 1:
+                break
+            if verdicts[i]:
+                earliest = i
+        pad = round(PRE_ROLL_S / FRAME_S)
+        return max(0, min(plain, earliest - pad))
 
     def _continue(self, frame: np.ndarray, speech: bool) -> list[ListenEvent]:
         self._frames.append(frame.copy())

@@ -38,6 +38,10 @@ NO_SPEECH_PROB = 0.6
 #: A language guessed on a short window with less than this probability is not trusted
 #: (see :meth:`LocalWhisper._language`).
 SURE_LANGUAGE = 0.8
+#: A short window's guess on audio shorter than this is never trusted, however sure: on a
+#: word or two it swings with the processor's arithmetic ("Yes." came out Spanish at
+#: 0.71 on one processor and 0.83 on another).
+SHORT_GUESS_S = 2.5
 
 
 class SttError(Exception):
@@ -159,10 +163,11 @@ class LocalWhisper:
     def _language(self, model, samples: np.ndarray, guesses: list[tuple[str, float]]) -> str:
         """The language of ``samples``, from ``guesses`` made on a short window: a short
         window often takes a word or two of English for Spanish or Japanese. A sure guess
-        (:data:`SURE_LANGUAGE`) is taken and remembered; an unsure one takes the language
-        heard surely before, else Whisper's whole 30 s window decides (slower, once)."""
+        (:data:`SURE_LANGUAGE`) on audio of :data:`SHORT_GUESS_S` or more is taken and
+        remembered; an unsure one, or any on shorter audio, takes the language heard surely
+        before, else Whisper's whole 30 s window decides (slower, once)."""
         code, probability = guesses[0][0].strip("<|>"), guesses[0][1]
-        if probability < SURE_LANGUAGE:
+        if probability < SURE_LANGUAGE or samples.size < SHORT_GUESS_S * SAMPLE_RATE:
             if self.heard_language:
                 return self.heard_language
             code, probability, _ = model.detect_language(samples)
