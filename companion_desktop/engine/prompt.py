@@ -218,18 +218,24 @@ def block_fields(mode: str, animations_enabled: bool) -> list[tuple[str, BlockKi
     return [(key, _KINDS[key]) for key in keys]
 
 
-def _json_block(mode: str, animations_enabled: bool) -> str:
+def _json_block(mode: str, animations_enabled: bool, one_line: bool = False) -> str:
     fields = block_fields(mode, animations_enabled)
+    if one_line:  # as a grammar holds a small model to it (llm.mind.grammar): no null field
+        pairs = [f"{json.dumps(k)}: {json.dumps(_EXAMPLE[k])}" for k, kind in fields
+                 if kind != "null"]
+        return "```json\n{" + ", ".join(pairs) + "}\n```"
     body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(_EXAMPLE[k])}" for k, _ in fields)
     return "```json\n{\n" + body + "\n}\n```"
 
 
-def json_format_text(mode: str, animations_enabled: bool) -> str:
-    """How to write the JSON block for ``mode`` ("dating_sim" or "companion")."""
+def json_format_text(mode: str, animations_enabled: bool, one_line: bool = False) -> str:
+    """How to write the JSON block for ``mode`` ("dating_sim" or "companion"); with
+    ``one_line``, the block on one line without the always-null ``triggered_event``, as
+    her own mind's grammar writes it (so its lookup finds the keys in the prompt)."""
     limit = LLM_CLAMPS
     lines = [
         "End every reply with this block, filled in for this turn:",
-        _json_block(mode, animations_enabled),
+        _json_block(mode, animations_enabled, one_line),
         f"- emotion: one of {', '.join(EMOTIONS)}; intensity_delta "
         f"-{limit['intensity_delta']}..{limit['intensity_delta']}.",
     ]
@@ -240,7 +246,7 @@ def json_format_text(mode: str, animations_enabled: bool) -> str:
             "values: 0 when nothing changed, negative when they hurt you."
         )
     lines.append("- new_memory: one short third-person sentence of a new fact about them, or null.")
-    if mode != "companion":
+    if mode != "companion" and not one_line:
         lines.append("- triggered_event: null (the app runs events).")
         lines.append(
             '- shared_reference: a new inside joke, nickname or shared memory as {"type": '

@@ -20,6 +20,8 @@ Pure (standard library only); the clock is in the context.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .character import CharacterState
 from .prompt import (
     _REMINDER_HINT,
@@ -52,7 +54,8 @@ def _rules(ctx: PromptContext) -> str:
         f"You are talking with {ctx.user_name}." if ctx.user_name else "",
         "The app keeps track of your feelings and relationship; you only suggest changes.",
         "Before each of their messages the app adds a <context> note (the time, your state "
-        "and memory): let it guide you, but never repeat or mention it.",
+        "and memory; a memory already noted earlier is not repeated): let it guide you, "
+        "but never repeat or mention it.",
         "Reply in the language they write in. Keep replies short, as in a chat: one to "
         "three sentences unless they ask for more.",
         "Format: your reply in plain text, then the ```json block described in the "
@@ -76,7 +79,7 @@ def _stable_instructions(ctx: PromptContext) -> str:
     if ctx.familiarity_modifier:
         lines.append(f"{label}: {ctx.familiarity_modifier.strip()}")
     lines.append(_REMINDER_HINT)
-    lines.append(json_format_text(s.app_mode, ctx.animations_enabled))
+    lines.append(json_format_text(s.app_mode, ctx.animations_enabled, one_line=True))
     return _tag("instructions", "\n".join(lines))
 
 
@@ -134,7 +137,45 @@ def build_cached_prompt(ctx: PromptContext) -> tuple[str, str]:
         "\n".join([*_now_lines(ctx), *_state_lines(ctx)]),
         _memory_layer(ctx),
         *(_optional(ctx, name) for name in TURN_LAYERS),
-        " ".join(_behaviour(state)),
+        "\n".join(_behaviour(state)),
     ]
     body = "\n\n".join(part for part in context if part)
     return "\n\n".join(layer for layer in system if layer), _tag("context", body)
+
+
+#: The layer of a context note whose lines are said once a conversation: what she
+#: remembers. Her state, the time and the hints on how to reply are said every turn (a
+#: small model that hears them only once drifts out of character: measured with the 1.5B
+#: model, 5 of 10 replies began "As an AI language model" when they were left out).
+ONCE_LAYER = "memory"
+
+
+def note_lines(note: str) -> set[str]:
+    """The lines of an earlier context note, as :func:`only_new` compares them."""
+    return {line.strip() for line in note.splitlines() if line.strip()}
+
+
+def only_new(note: str, earlier: Iterable[str]) -> str:
+    """``note`` (a ``<context>`` note from :func:`build_cached_prompt`) without the
+    memories ``earlier`` notes of the same conversation already said (``note_lines``): a
+    fact she was told a turn ago stays in the conversation she reads. A heading ("What
+    you know about them:") goes with its last item, and a memory layer with nothing left
+    goes whole; the rest of the note stays as it is."""
+    seen = set(earlier)
+    lines = note.splitlines()
+    try:
+        start = [line.strip() for line in lines].index(f"<{ONCE_LAYER}>")
+        end = [line.strip() for line in lines].index(f"</{ONCE_LAYER}>", start)
+    except ValueError:
+        return note
+    memory = [line for line in lines[start + 1:end]
+              if line.strip().endswith(":") or line.strip() not in seen]
+    memory = [line for index, line in enumerate(memory)  # headings with an item left
+              if not line.strip().endswith(":")
+              or (index + 1 < len(memory) and memory[index + 1].lstrip().startswith("- "))]
+    if memory:
+        return "\n".join([*lines[:start + 1], *memory, *lines[end:]])
+    before = lines[:start]
+    if before and not before[-1].strip():  # the blank line that set the layer apart
+        before = before[:-1]
+    return "\n".join([*before, *lines[end + 1:]])

@@ -12,7 +12,12 @@ import pytest
 from companion_desktop.engine.character import MoodState, new_character
 from companion_desktop.engine.modes import switch_mode
 from companion_desktop.engine.prompt import OPTIONAL_LAYERS, PromptContext, build_system_prompt
-from companion_desktop.engine.prompt_cached import TURN_LAYERS, build_cached_prompt
+from companion_desktop.engine.prompt_cached import (
+    TURN_LAYERS,
+    build_cached_prompt,
+    note_lines,
+    only_new,
+)
 from companion_desktop.engine.prompt_words import STAGE_GUIDANCE, format_local_time
 
 LOCAL = timezone(timedelta(hours=2))
@@ -118,3 +123,22 @@ def test_an_unknown_layer_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown prompt layers: tea_time"):
         build_cached_prompt(_ctx(optional_layers={"tea_time": "yes", "event": "x"}))
     assert set(TURN_LAYERS) <= set(OPTIONAL_LAYERS)
+
+
+def test_a_note_says_a_memory_once_and_her_state_every_turn() -> None:
+    facts = ("They have a cat named Miso", "They live in Oslo")
+    first = build_cached_prompt(_ctx(relevant_facts=facts))[1]
+    later = build_cached_prompt(_ctx(
+        now=NOW + timedelta(minutes=2), relevant_facts=(*facts, "They code in Rust"),
+        optional_layers={**STABLE, "event": "It snows."}))[1]
+    new = only_new(later, note_lines(first))
+    assert "They code in Rust" in new and "Miso" not in new and "Oslo" not in new
+    assert "What you know about them:" in new  # the heading goes with its new item
+    assert new == later.replace("- They have a cat named Miso\n", "").replace(
+        "- They live in Oslo\n", "")  # the time, her state, the event and hints stay
+
+    same = build_cached_prompt(_ctx(now=NOW + timedelta(minutes=4), relevant_facts=facts))[1]
+    again = only_new(same, note_lines(first) | note_lines(later))
+    assert _tags(again) == ["context"] and "\n\n\n" not in again  # no empty memory layer
+    without = build_cached_prompt(_ctx(now=NOW + timedelta(minutes=4)))[1]
+    assert again == without  # as if she had no memory to note this turn

@@ -23,7 +23,10 @@ fixed seed, so runs ask the same things; the replies are sampled and vary.
   ``<cache>/mind/mind.log``). Turn 1 reads her whole system message; by turn 5 the prompt
   cache carries the conversation, so the first-text times of turns 1 and 5 are shown side
   by side. Generation and prompt-reading tokens/s are llama.cpp's, over all requests; the
-  rate at which pieces reached the pipeline (chunks/s) is shown beside them.
+  rate at which pieces reached the pipeline (chunks/s) is shown beside them. After each
+  reply her mind reads it back for the next turn (``llm.mind.provider.READ_BACK_TIMEOUT_S``);
+  the next message waits until that is done, as a user reads her reply and types, and its
+  time is shown apart from the turn's.
 - Peak RSS of the mind's process: ``VmHWM`` (else the largest ``VmRSS`` seen) from
   ``/proc/PID/status``, sampled every 0.2 s while it runs.
 - Beside her: one turn a round (a fresh conversation in Companion Mode, which plays no
@@ -129,6 +132,14 @@ class TurnFigures:
     reminders: list[dict[str, Any]] = field(default_factory=list)
     events: list[str] = field(default_factory=list)  # the ids of the events it played
     error: str | None = None  # why the turn failed (nothing was saved), None when it ran
+    #: Seconds from the complete turn until her reply was read back (her mind's head start
+    #: on the next turn, made while the user reads and types), None when it was not.
+    read_back_s: float | None = None
+
+    @property
+    def turn_timings(self) -> list[Timing]:
+        """The requests of the turn itself (the read-back, one token written, left out)."""
+        return self.timings[:-1] if self.read_back_s is not None else self.timings
 
     @property
     def raw(self) -> str:
@@ -136,11 +147,11 @@ class TurnFigures:
 
     @property
     def prompt_tokens(self) -> int:
-        return sum(t.prompt_tokens for t in self.timings)
+        return sum(t.prompt_tokens for t in self.turn_timings)
 
     @property
     def eval_tokens(self) -> int:
-        return sum(t.eval_tokens for t in self.timings)
+        return sum(t.eval_tokens for t in self.turn_timings)
 
     @property
     def chunk_rate(self) -> float | None:
@@ -241,6 +252,7 @@ class Conversation:
         provider: Any = self.provider
         provider.streams.clear()
         provider.requests = 0
+        started = provider.reading_back
         t0 = time.perf_counter()
         provider.started = t0
         hooks = _Watch(t0)
@@ -255,9 +267,14 @@ class Conversation:
                 pieces=provider.streams[0] if provider.streams else [], reply="",
                 used_extraction=False, block_ok=False, error=str(error))
         complete = time.perf_counter() - t0
+        back, read_back_s = provider.reading_back, None
+        if back is not None and back is not started:  # this turn's
+            back.join()  # her reply read back: the user reads it and types meanwhile
+            read_back_s = time.perf_counter() - t0 - complete
+        timings = self.log.take(least=max(1, provider.requests) + (read_back_s is not None))
         return TurnFigures(
             message=message, at=at, first_text_s=hooks.first, complete_s=complete,
-            timings=self.log.take(least=max(1, provider.requests)),
+            timings=timings, read_back_s=read_back_s,
             pieces=provider.streams[0] if provider.streams else [], reply=result.reply,
             used_extraction=result.used_extraction,
             block_ok=state_block_ok(result.used_extraction, result.suggestion),
@@ -392,11 +409,19 @@ def _turn_line(i: int, turn: TurnFigures) -> str:
         return f"    turn {i}: failed after {turn.complete_s:.2f} s: {turn.error}"
     why = ([f"the event {e!r} (its scene is written)" for e in turn.events]
            + (["the extraction call"] if turn.used_extraction else []))
-    gen = rates(turn.timings)[0]
+    gen = rates(turn.turn_timings)[0]
     return (f"    turn {i}: first text {_s(turn.first_text_s)}, complete {turn.complete_s:.2f} s; "
             f"read {turn.prompt_tokens} prompt tokens, wrote {turn.eval_tokens} tokens"
-            f"{'' if len(turn.timings) == 1 else f' in {len(turn.timings)} requests'} "
-            f"({_rate(gen)}){'; ' if why else ''}{', '.join(why)}")
+            f"{'' if len(turn.turn_timings) == 1 else f' in {len(turn.turn_timings)} requests'} "
+            f"({_rate(gen)}){'; ' if why else ''}{', '.join(why)}" + _read_back_text(turn))
+
+
+def _read_back_text(turn: TurnFigures) -> str:
+    if turn.read_back_s is None or len(turn.timings) <= len(turn.turn_timings):
+        return ""
+    back = turn.timings[-1]
+    return (f"; then her reply read back in {turn.read_back_s:.2f} s ({back.prompt_tokens} "
+            "tokens) while they read it and type")
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -405,15 +430,15 @@ def _mean(values: list[float | None]) -> float | None:
 
 
 def _round_line(label: str, turns: list[TurnFigures]) -> str:
-    gens = [rates(t.timings)[0] for t in turns]
-    reads = [rates(t.timings)[1] for t in turns]
+    gens = [rates(t.turn_timings)[0] for t in turns]
+    reads = [rates(t.turn_timings)[1] for t in turns]
 
     def each(values: list[float | None], fmt: str) -> str:
         return " / ".join("-" if v is None else format(v, fmt) for v in values)
 
     return (f"    {label}: generation {each(gens, '.1f')} tokens/s, prompt reading "
             f"{each(reads, '.0f')} tokens/s ({each([t.prompt_tokens for t in turns], 'd')} "
-            f"tokens in {each([len(t.timings) for t in turns], 'd')} request(s)), first text "
+            f"tokens in {each([len(t.turn_timings) for t in turns], 'd')} request(s)), first text "
             f"{each([t.first_text_s for t in turns], '.2f')} s, complete "
             f"{each([t.complete_s for t in turns], '.2f')} s")
 
@@ -557,7 +582,7 @@ def _report_failure(running: Running | None, log: MindLog,
 def _report_conversation(turns: list[TurnFigures],
                          report: Callable[[str], None]) -> tuple[float | None, float | None]:
     """The conversation's first-text times and rates; returns (generation, prompt) tokens/s."""
-    gen, read = rates([t for turn in turns for t in turn.timings])
+    gen, read = rates([t for turn in turns for t in turn.turn_timings])
     if not turns:
         return gen, read
     why = {1: "reads her whole system message", 5: "the prompt cache carries the conversation"}
@@ -567,7 +592,7 @@ def _report_conversation(turns: list[TurnFigures],
     report(f"  generation: {_rate(gen)} (llama.cpp's timing, "
            f"{sum(t.eval_tokens for t in turns)} tokens in all; her reply reached the pipeline "
            f"at {_rate(_mean([t.chunk_rate for t in turns]), 'chunks/s')})")
-    first_read = rates(turns[0].timings)[1]
+    first_read = rates(turns[0].turn_timings)[1]
     report(f"  prompt reading: {_rate(read)} over {sum(t.prompt_tokens for t in turns)} tokens "
            f"(turn 1: {_rate(first_read)} over {turns[0].prompt_tokens} tokens)")
     return gen, read
@@ -608,7 +633,7 @@ def _beside(folder: Path, provider: BuiltinProvider, log: MindLog,
 
 def _mean_rates(turns: list[TurnFigures]) -> tuple[float | None, float | None]:
     """The mean of the turns' (generation, prompt reading) tokens/s."""
-    each = [rates(t.timings) for t in turns]
+    each = [rates(t.turn_timings) for t in turns]
     return _mean([gen for gen, _ in each]), _mean([read for _, read in each])
 
 
@@ -627,6 +652,9 @@ def _report_quality(quality: Quality, turns: list[TurnFigures], name: str,
                f"({when}; asked at {turn.at.isoformat(timespec='minutes')})")
     for note in quality.notes:
         report(f"    {note}")
+    report("    her replies (as shown, each cut at 160 characters):")
+    for i, turn in enumerate(turns, 1):
+        report(f"      {i}. {turn.message!r} -> {_short(turn.reply, 160) if turn.reply else '-'}")
 
 
 def run_mind_bench(model_id: str | None = None, data_dir: str | None = None,

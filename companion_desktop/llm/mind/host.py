@@ -100,7 +100,13 @@ class _Launcher(threading.Thread):
 
 
 class MindHost:
-    """Starts, reuses and stops her mind's process (see the module). Thread-safe."""
+    """Starts, reuses and stops her mind's process (see the module). Thread-safe.
+
+    Two locks: ``_lock`` guards the fields and is never held while anything waits (so
+    :meth:`configure`, :attr:`running` and :meth:`stop`, called on the GUI thread, return
+    at once), and ``_start_lock`` lets one start run at a time (on a worker thread: joining
+    the model and loading it take seconds). :meth:`stop` during a start kills the starting
+    process and the start raises ``CancelledError``."""
 
     def __init__(self, idle_s: float = DEFAULT_IDLE_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -108,8 +114,11 @@ class MindHost:
         self.idle_s = idle_s
         self.clock = clock
         self.threads: int | None = None
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
+        self._start_lock = threading.Lock()
         self._running: Running | None = None
+        self._starting: subprocess.Popen[bytes] | None = None
+        self._stops = 0  # counts stop() calls: a start begun before one gives up
         self._users = 0
         self._last_used = clock()
         self._launcher: _Launcher | None = None
@@ -131,8 +140,16 @@ class MindHost:
     @property
     def running(self) -> Running | None:
         with self._lock:
-            alive = self._running is not None and self._running.process.poll() is None
-            return self._running if alive else None
+            return self._alive()
+
+    @property
+    def starting(self) -> bool:
+        """True while a start is under way (joining or loading)."""
+        return self._start_lock.locked()
+
+    def _alive(self) -> Running | None:
+        alive = self._running is not None and self._running.process.poll() is None
+        return self._running if alive else None
 
     # -------------------------------------------------------------- use
     @contextmanager
@@ -149,28 +166,70 @@ class MindHost:
                 self._users -= 1
                 self._last_used = self.clock()
 
+    @contextmanager
+    def held(self, model: MindModel) -> Iterator[Running | None]:
+        """The running mind for ``model`` while the block runs (not stopped for idleness
+        meanwhile), or None when it is not running: nothing is started."""
+        with self._lock:
+            running = self._alive()
+            if running is None or running.model.id != model.id:
+                running = None
+            else:
+                self._users += 1
+        try:
+            yield running
+        finally:
+            if running is not None:
+                with self._lock:
+                    self._users -= 1
+                    self._last_used = self.clock()
+
     def ensure(self, model: MindModel, progress: Progress | None = None,
                cancel: CancelToken | None = None) -> Running:
-        with self._lock:
-            running = self.running
-            if running is not None and running.model.id == model.id:
-                self._last_used = self.clock()
-                return running
-            self._stop_locked()
-            self._running = self._start(model, progress or (lambda f, t: None), cancel)
-            self._last_used = self.clock()
-            self._ensure_reaper()
-            return self._running
+        """The running mind for ``model``, started first when needed (another model's
+        is stopped). Waits for a start under way on another thread."""
+        with self._start_lock:
+            with self._lock:
+                running = self._alive()
+                if running is not None and running.model.id == model.id:
+                    self._last_used = self.clock()
+                    return running
+                old, self._running = self._running, None
+                stops, cache_dir = self._stops, self.cache_dir
+            if old is not None:
+                _end(old.process)
+                log.info("her mind is asleep (%s)", old.model.id)
+            if cache_dir is None:
+                raise ConfigError("Her mind has no cache folder set (MindHost.configure).")
 
-    def _start(self, model: MindModel, progress: Progress, cancel: CancelToken | None) -> Running:
-        if self.cache_dir is None:
-            raise ConfigError("Her mind has no cache folder set (MindHost.configure).")
-        path = model_file(model, self.cache_dir, progress)  # progress: joining, first use
+            def stopped() -> bool:
+                return (cancel is not None and cancel.cancelled) or self._stops != stops
+
+            started = self._start(model, cache_dir, progress or (lambda f, t: None), stopped)
+            with self._lock:
+                if self._stops != stops:  # stop() came as it woke
+                    _end(started.process)
+                    raise CancelledError("Her mind was stopped.")
+                self._running = started
+                self._last_used = self.clock()
+            self._ensure_reaper()
+            return started
+
+    def _start(self, model: MindModel, cache_dir: Path, progress: Progress,
+               stopped: Callable[[], bool]) -> Running:
+        def joining(fraction: float, text: str) -> None:
+            if stopped():
+                raise CancelledError("Stopped.")  # the half-joined file is removed
+            progress(fraction, text)
+
+        path = model_file(model, cache_dir, joining)  # progress: joining, first use
+        if stopped():
+            raise CancelledError("Stopped.")
         progress(1.0, "Waking her mind…")  # the file is there; now it loads
         argv = [*serve_command(), "--model", str(path), "--context", str(model.context)]
         if self.threads:
             argv += ["--threads", str(self.threads)]
-        log_path = self.cache_dir / MIND_FOLDER / "mind.log"
+        log_path = cache_dir / MIND_FOLDER / "mind.log"
         log_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
 
         def spawn() -> subprocess.Popen[bytes]:
@@ -180,17 +239,22 @@ class MindHost:
                                         stderr=errors, env=_child_env())
 
         process = self._launcher.call(spawn) if self._launcher is not None else spawn()
+        with self._lock:
+            self._starting = process
         started = self.clock()
         try:
-            line = _ready_line(process, START_TIMEOUT_S, cancel)
+            line = _ready_line(process, START_TIMEOUT_S, stopped)
         except BaseException:  # stopped or failed while loading: nothing to keep
             process.kill()
             _end(process)
             raise
+        finally:
+            with self._lock:
+                self._starting = None
         if "error" in line or not isinstance(line.get("url"), str):
             _end(process)
-            if model.joined and not verify_fully(model, self.cache_dir):
-                forget_joined(model, self.cache_dir)  # joined again on the next call
+            if model.joined and not verify_fully(model, cache_dir):
+                forget_joined(model, cache_dir)  # joined again on the next call
                 raise MindError("Her mind's model file was damaged; it will be rebuilt from "
                                 "its packages with your next message.")
             raise MindError(f"Her mind could not start ({line.get('error', 'no address')}). "
@@ -202,12 +266,14 @@ class MindHost:
 
     # -------------------------------------------------------------- stop
     def stop(self) -> None:
-        """Stop the running mind (at quit, or to free its memory now)."""
+        """Stop the running mind, and a start under way (at quit, or to free its memory
+        now). Returns at once: a loading process is killed, not waited for."""
         with self._lock:
-            self._stop_locked()
-
-    def _stop_locked(self) -> None:
-        running, self._running = self._running, None
+            self._stops += 1
+            running, self._running = self._running, None
+            starting = self._starting
+        if starting is not None:
+            starting.kill()
         if running is not None:
             _end(running.process)
             log.info("her mind is asleep (%s)", running.model.id)
@@ -218,24 +284,27 @@ class MindHost:
             idle = self.clock() - self._last_used
             if self._running is None or self._users or idle < self.idle_s:
                 return False
-            self._stop_locked()
-            return True
+            running, self._running = self._running, None
+        _end(running.process)
+        log.info("her mind is asleep (%s)", running.model.id)
+        return True
 
     def _ensure_reaper(self) -> None:
-        if self._reaper is not None and self._reaper.is_alive():
-            return
+        with self._lock:
+            if self._reaper is not None and self._reaper.is_alive():
+                return
 
-        def reap() -> None:
-            while True:
-                time.sleep(REAP_EVERY_S)
-                with self._lock:
-                    if self._running is None:
-                        self._reaper = None
-                        return
-                self.stop_if_idle()
+            def reap() -> None:
+                while True:
+                    time.sleep(REAP_EVERY_S)
+                    with self._lock:
+                        if self._running is None:
+                            self._reaper = None
+                            return
+                    self.stop_if_idle()
 
-        self._reaper = threading.Thread(target=reap, name="mind-idle", daemon=True)
-        self._reaper.start()
+            self._reaper = threading.Thread(target=reap, name="mind-idle", daemon=True)
+            self._reaper.start()
 
 
 def _child_env() -> dict[str, str]:
@@ -245,9 +314,9 @@ def _child_env() -> dict[str, str]:
 
 
 def _ready_line(process: subprocess.Popen[bytes], timeout_s: float,
-                cancel: CancelToken | None) -> dict[str, Any]:
+                stopped: Callable[[], bool]) -> dict[str, Any]:
     """The first line the mind prints, parsed; MindError when it ends or takes too long,
-    CancelledError when ``cancel`` is set meanwhile."""
+    CancelledError when ``stopped()`` turns true meanwhile."""
     lines: queue.Queue[bytes] = queue.Queue()
     stdout: IO[bytes] | None = process.stdout
     threading.Thread(target=lambda: lines.put(stdout.readline() if stdout else b""),
@@ -255,7 +324,7 @@ def _ready_line(process: subprocess.Popen[bytes], timeout_s: float,
     deadline = time.monotonic() + timeout_s
     raw = b""
     while True:
-        if cancel is not None and cancel.cancelled:
+        if stopped():
             raise CancelledError("Stopped.")
         try:
             raw = lines.get(timeout=0.1)
@@ -263,6 +332,8 @@ def _ready_line(process: subprocess.Popen[bytes], timeout_s: float,
         except queue.Empty:
             if time.monotonic() > deadline:
                 raise MindError(f"Her mind did not wake within {timeout_s:.0f} s.") from None
+    if stopped():  # killed by stop() as it woke
+        raise CancelledError("Stopped.")
     try:
         data = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else None
     except ValueError:

@@ -62,12 +62,13 @@ def single_piece_model(root: Path, module: str, data: bytes, context: int = 512)
                      licence="test", context=context)
 
 
-def mind_processes() -> list[int]:
-    """The ids of this process's children that run her mind (read from /proc)."""
+def mind_processes(parent: int | None = None) -> list[int]:
+    """The ids of the children of ``parent`` (this process by default) that run her mind
+    (read from /proc)."""
     proc = Path("/proc")
     if not (proc / "self" / "stat").exists():
         pytest.skip("the mind's processes are read from /proc (Linux-only)")
-    me, found = os.getpid(), []
+    me, found = parent or os.getpid(), []
     for entry in proc.iterdir():
         if not entry.name.isdigit():
             continue
@@ -84,11 +85,12 @@ def mind_processes() -> list[int]:
 
 @dataclass(frozen=True)
 class Request:
-    """One request the runtime answered: the tokens of its prompt, and how many of them
-    it read (the rest came from its cache)."""
+    """One request the runtime answered: the tokens of its prompt, how many of them it
+    read (the rest came from its cache) and how many it wrote (1: her reply read back)."""
 
     prompt: int
     read: int
+    wrote: int
 
 
 _READ = re.compile(r"task (\d+) \| prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens")
@@ -101,5 +103,5 @@ def requests(log: str) -> list[Request]:
     not among them. Its slot held the prompt and all but the last token it wrote."""
     read, wrote, held = ({int(t): int(n) for t, n in pattern.findall(log)}
                          for pattern in (_READ, _WROTE, _HELD))
-    return [Request(held[task] - wrote[task] + 1, read[task])
+    return [Request(held[task] - wrote[task] + 1, read[task], wrote[task])
             for task in sorted(read) if task in wrote and task in held]

@@ -126,3 +126,89 @@ def test_a_damaged_model_says_where_the_log_is(host: MindHost, tmp_path: Path,
     assert f"The log is in {log}." in str(caught.value)
     assert "model" in log.read_text().lower()
     assert host.running is None and mind_processes() == []
+
+
+def test_a_start_under_way_blocks_no_caller_and_stop_ends_it(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """While her mind loads (a process that takes 30 s to say it is ready), what the GUI
+    thread calls (configure, running, stop) returns at once; stop kills the loading
+    process and the start ends as stopped, leaving nothing behind."""
+    import subprocess
+    import sys
+    import threading
+
+    slow = [sys.executable, "-c", "import time; time.sleep(30)"]  # --model ... are ignored
+    monkeypatch.setattr(host_module, "serve_command", lambda: slow)
+    spawned: list[subprocess.Popen[bytes]] = []
+    real_popen = subprocess.Popen
+
+    def popen(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - Popen's own
+        spawned.append(real_popen(*args, **kwargs))
+        return spawned[-1]
+
+    monkeypatch.setattr(host_module.subprocess, "Popen", popen)
+    host = MindHost()
+    host.configure(tmp_path)
+    outcome: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            host.ensure(SMALL)
+        except BaseException as error:  # noqa: BLE001 - what the start ended with
+            outcome.append(error)
+
+    starter = threading.Thread(target=start)
+    starter.start()
+    deadline = time.monotonic() + 10
+    while not spawned and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert spawned and host.starting
+    began = time.monotonic()
+    host.configure(tmp_path, idle_s=300)
+    assert host.running is None and host.idle_s == 300
+    host.stop()
+    assert time.monotonic() - began < 0.5
+    starter.join(5)
+    assert not starter.is_alive() and isinstance(outcome[0], CancelledError)
+    assert spawned[0].wait(5) is not None and not host.starting and host.running is None
+
+
+def test_stop_while_the_model_is_joined_leaves_no_part_file(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """A stop (quit) during the first use's joining ends it at the next piece; the
+    half-joined file is removed and the next use joins it again."""
+    from tests.llm.mind.mind_parts import write_package
+
+    site = tmp_path / "site"
+    pieces = [bytes([i]) * 4096 for i in range(3)]
+    write_package(site, "mindtest_split", {f"p{i}.bin": data for i, data in enumerate(pieces)})
+    monkeypatch.syspath_prepend(str(site))
+    whole = b"".join(pieces)
+    import hashlib
+
+    from companion_desktop.llm.mind.models import MindModel
+
+    split = MindModel(id="mindtest_split", name="Split test model", file_name="split.gguf",
+                      size=len(whole), sha256=hashlib.sha256(whole).hexdigest(),
+                      pieces=tuple(("mindtest_split", f"p{i}.bin") for i in range(3)),
+                      dists=tuple(f"mindtest-split{i}==1.0" for i in range(3)),
+                      licence="test")
+    from companion_desktop.llm.mind import models as models_module
+
+    monkeypatch.setattr(models_module, "CHUNK", 4096)
+    host = MindHost()
+    host.configure(tmp_path / "cache")
+    heard: list[str] = []
+
+    def progress(fraction: float, text: str) -> None:
+        heard.append(text)
+        if len(heard) == 1:
+            host.stop()  # quit during the first piece
+
+    with pytest.raises(CancelledError):
+        host.ensure(split, progress)
+    folder = tmp_path / "cache" / MIND_FOLDER
+    assert heard == ["Preparing her mind (first use): 33%"]
+    assert [p.name for p in folder.iterdir()] == []  # no part file, no record

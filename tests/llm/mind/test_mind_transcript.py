@@ -140,9 +140,9 @@ def test_a_call_with_tools_is_sent_as_it_is(provider: BuiltinProvider) -> None:
 
 
 def test_her_mind_leaves_a_core_for_her_drawing(monkeypatch):
-    """All cores but one, one at least, four at most."""
+    """Both cores of two, else all but one; four at most."""
     from companion_desktop.llm.mind import serve
 
-    for cores, threads in ((1, 1), (2, 1), (4, 3), (16, 4)):
+    for cores, threads in ((1, 1), (2, 2), (3, 2), (4, 3), (16, 4)):
         monkeypatch.setattr(serve.os, "cpu_count", lambda cores=cores: cores)
         assert serve.default_threads() == threads
