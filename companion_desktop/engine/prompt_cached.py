@@ -83,6 +83,19 @@ def _stable_instructions(ctx: PromptContext) -> str:
     return _tag("instructions", "\n".join(lines))
 
 
+def _example(ctx: PromptContext) -> str:
+    """One reply in her voice, block included: a small model keeps a tone it was shown
+    better than one it was told. No speaker labels: shown "Name: ...", a small model
+    starts its replies with a name (the user's, even)."""
+    block = json_format_text(ctx.state.app_mode, ctx.animations_enabled, one_line=True)
+    return _tag("example", "\n".join([
+        'For example, when someone said "ugh, my code finally works after three hours", '
+        "your whole reply was:",
+        "Three hours?! You never gave up, that's so cool. Go stretch, you've earned it!",
+        *block.splitlines()[1:4],  # the example block (fenced, on one line)
+    ]))
+
+
 def _now_lines(ctx: PromptContext) -> list[str]:
     minutes = max(0, int(seconds_between(ctx.session_started, ctx.now) // 60))
     lines = [f"Now: {format_local_time(ctx.now)}; session {minutes} min."]
@@ -131,6 +144,7 @@ def build_cached_prompt(ctx: PromptContext) -> tuple[str, str]:
         _character_layer(state),
         *(_optional(ctx, name) for name in stable_optional),
         _stable_instructions(ctx),
+        _example(ctx),
         _optional(ctx, "mcp_tool_security"),
     ]
     context = [

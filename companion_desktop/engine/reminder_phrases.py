@@ -845,6 +845,12 @@ def _absolute(message: str, request: re.Match[str], language: _Language,
                                           language))
 
 
+def asks_for_reminder(user_message: str) -> bool:
+    """True when ``user_message`` asks to be reminded ("remind me", "erinnere mich",
+    "recuérdame", "リマインドして"...), with or without a time."""
+    return any(language.trigger.search(user_message) for language in _LANGUAGES)
+
+
 def natural_reminder(user_message: str, now: datetime | None = None) -> ReminderRequest | None:
     """The reminder ``user_message`` asks for in plain words, or None.
 

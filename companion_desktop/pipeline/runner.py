@@ -67,6 +67,7 @@ from companion_desktop.pipeline.turn_parts import (  # noqa: F401 - re-exported 
     check_vision,
     keep_photo,
     note_from,
+    tags_they_asked_for,
     tool_reply,
     wake_mind,
     with_their_time,
@@ -182,6 +183,7 @@ class TurnRunner:
         images = (image.part(),) if image is not None else ()
         raw, calls = self._reply(turn, text, images, state.name, hooks, cancel)
         parsed = parse_response(raw, companion_name=state.name)
+        parsed = tags_they_asked_for(self.provider, parsed, text)
         suggestion, extracted = self._suggestion(parsed, text, state, cancel)
         suggestion = without_window_echo(suggestion, turn.window, text)
         shown, speech = self._speech(parsed.text, turn.speech)

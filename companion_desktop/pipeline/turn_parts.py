@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -14,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from companion_desktop.engine.character import CharacterState, MoodState
 from companion_desktop.engine.parse import ParsedReply, ReminderRequest
+from companion_desktop.engine.reminder_phrases import DEFAULT_TEXT, asks_for_reminder
 from companion_desktop.engine.speech import SpokenPart
 from companion_desktop.engine.state_updates import LlmSuggestion
 from companion_desktop.engine.window_context import echoes_window
@@ -203,16 +205,39 @@ def wake_mind(provider: Provider, hooks: TurnHooks, cancel: CancelToken | None) 
     hooks.set_phase(PHASE_THINKING)
 
 
+def tags_they_asked_for(provider: Provider, parsed: ParsedReply, said: str) -> ParsedReply:
+    """``parsed`` without its reminder tags when ``provider`` sets reminders only when asked
+    (``reminders_when_asked``: her own small mind copies a tag from earlier in the
+    conversation) and ``said`` asks for none."""
+    if not getattr(provider, "reminders_when_asked", False) or asks_for_reminder(said):
+        return parsed
+    return dataclasses.replace(parsed, reminders=())
+
+
 def with_their_time(parsed: ParsedReply, asked: ReminderRequest | None) -> ParsedReply:
     """``parsed`` with its one reminder tag due when the user's own words said (``asked``):
-    a small model asked for "tomorrow at 6pm" often writes the wrong delay. Its text
-    stays; several tags, or words that name no time, leave the reply as it is."""
+    a small model asked for "tomorrow at 6pm" often writes the wrong delay. Its text stays
+    where it shares a word with what they asked for; one that does not ("remind", the
+    prompt's placeholder copied) gives way to their words. Several tags, or words that
+    name no time, leave the reply as it is."""
     if asked is None or len(parsed.reminders) != 1:
         return parsed
     tag = parsed.reminders[0]
-    if abs(tag.seconds - asked.seconds) <= THEIR_TIME_SLACK_S:
+    keep_text = asked.text == DEFAULT_TEXT or _shares_a_word(tag.text, asked.text)
+    text = tag.text if keep_text else asked.text
+    close = abs(tag.seconds - asked.seconds) <= THEIR_TIME_SLACK_S
+    seconds = tag.seconds if close else asked.seconds
+    if (seconds, text) == (tag.seconds, tag.text):
         return parsed
-    return dataclasses.replace(parsed, reminders=(ReminderRequest(asked.seconds, tag.text),))
+    return dataclasses.replace(parsed, reminders=(ReminderRequest(seconds, text),))
+
+
+def _shares_a_word(hers: str, theirs: str) -> bool:
+    """True when the two texts share a word of three letters or more (any case)."""
+    def words(text: str) -> set[str]:
+        return set(re.findall(r"\w{3,}", text.casefold()))
+
+    return bool(words(hers) & words(theirs))
 
 
 #: How far a tag's delay may be from the user's own words before their words win.

@@ -167,3 +167,20 @@ def test_audio_and_typed_messages_do_not_mix(server, data, tmp_path):
     proc = chat(data, *openai_args(server), "--audio", str(tmp_path / "x.wav"),
                 "--message", "hello")
     assert proc.returncode == 2 and "not allowed with argument" in proc.stderr
+
+
+def test_a_spoken_turn_with_her_own_mind(data, tmp_path):
+    """Offline end to end: a sentence said to her is heard by the local Whisper and
+    answered by her own mind (the small test model in a process of its own); the reminder
+    it asks for is stored from the words heard even when the small model writes no tag."""
+    from tests.llm.mind.mind_parts import need_small
+
+    need_small()
+    proc = chat(data, "--provider", "builtin", "--model", "smollm2-135m", "--audio",
+                str(said(tmp_path / "a.wav", ASK)), "--json")
+    assert proc.returncode == 0, proc.stderr
+    turn = json.loads(proc.stdout.strip())
+    assert {"remind", "call", "sister", "tomorrow"} <= words(turn["heard"]["text"])
+    assert turn["reply"].strip() and turn["state"]["totalInteractions"] == 1
+    assert user_turns(data) == [turn["heard"]["text"]]
+    assert len(turn["reminders"]) == 1 and "sister" in turn["reminders"][0]["text"]

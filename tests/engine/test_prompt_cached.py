@@ -69,13 +69,15 @@ def test_the_system_message_stays_while_the_turn_changes() -> None:
 def test_the_system_message_holds_what_stays() -> None:
     system, context = build_cached_prompt(_ctx())
     assert _tags(system) == ["system", "character", "speech_output_control", "avatar",
-                             "instructions", "mcp_tool_security"]
+                             "instructions", "example", "mcp_tool_security"]
     assert "```json" in system and MODIFIER in system and "<context>" in system
     assert "```json" not in context and MODIFIER not in context
     for name, text in STABLE.items():
         assert text in system and text not in context, name
     full = build_system_prompt(_ctx())
-    assert len(system) + len(context) < len(full) * 1.05  # the same facts, not more words
+    example = system[system.index("<example>"):system.index("</example>")]
+    assert example.count("```json") == 1 and "Hana:" not in example  # no speaker labels
+    assert len(system) - len(example) + len(context) < len(full) * 1.05  # not more words
 
 
 def test_the_context_holds_this_turn() -> None:

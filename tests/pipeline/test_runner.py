@@ -312,6 +312,20 @@ def test_their_own_words_set_the_time_when_her_tag_gets_it_wrong(service, berlin
         minutes=30)
 
 
+def test_their_own_words_say_what_when_her_tag_says_nothing_of_it(service, berlin):
+    """A small model copied the prompt's placeholder into its tag: the reminder says what
+    they asked for, in their words, when they said; a tag text of their words stays."""
+    copied = "Sure!\n[reminder:1d]remind[/reminder]\n" + BLOCK
+    own = "Sure!\n[reminder:22h]Call Mum!![/reminder]\n" + BLOCK
+    runner = runner_for(service, Scripted(copied, own))
+    first = runner.run("Can you remind me to call my mum tomorrow at 6pm?")
+    assert [r["text"] for r in first.reminders] == ["call my mum"]
+    assert datetime.fromisoformat(first.reminders[0]["triggerAt"]) == datetime(
+        2026, 3, 11, 18, 0, tzinfo=berlin)
+    second = runner.run("Remind me to call my mum tomorrow at 6pm, please")
+    assert [r["text"] for r in second.reminders] == ["Call Mum!!"]
+
+
 def test_an_event_whose_scene_is_still_open_does_not_fire_again(service):
     runner = TurnRunner(service, Scripted(*(["Hi!\n" + BLOCK] * 3)), lambda: T0)
     first = runner.run("Hello, nice to meet you!")
@@ -321,3 +335,18 @@ def test_an_event_whose_scene_is_still_open_does_not_fire_again(service):
     service.complete_event(first.event, None, T0)  # closed: seen, no choice
     third = runner.run("And now?")
     assert third.event is None or third.event.id != first.event.id
+
+
+def test_a_small_mind_sets_a_reminder_only_when_they_ask_for_one(service, berlin):
+    """Her own mind (``reminders_when_asked``) copies the tag of an earlier turn into a
+    reply to a question about cooking: no reminder then; asked for one, hers is kept. A
+    provider without the flag keeps every tag, as the spec has it."""
+    tagged = "Sure!\n[reminder:1h]Check the oven[/reminder]\n" + BLOCK
+    small = Scripted(tagged, tagged)
+    small.reminders_when_asked = True  # type: ignore[attr-defined]
+    runner = runner_for(service, small)
+    assert runner.run("What should I cook tonight?").reminders == []
+    asked = runner.run("Remind me to check the oven in an hour")
+    assert [r["text"] for r in asked.reminders] == ["Check the oven"]
+    other = runner_for(service, Scripted(tagged))
+    assert [r["text"] for r in other.run("What should I cook?").reminders] == ["Check the oven"]

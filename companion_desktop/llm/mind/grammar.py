@@ -19,9 +19,10 @@ from companion_desktop.engine.character import EMOTIONS
 
 #: Her words before the block: at most this many sentences of at most MAX_SENTENCE
 #: characters, on one line (a small model that may start a new line soon writes the
-#: user's next message itself, or rambles for a minute).
-MAX_SENTENCES = 5
-MAX_SENTENCE = 280
+#: user's next message itself, or rambles for a minute). Three, as her rules ask: on a
+#: CPU each sentence is seconds of waiting, and with five a small model wrote five.
+MAX_SENTENCES = 3
+MAX_SENTENCE = 240
 #: What ends a sentence (Latin and CJK punctuation).
 ENDS = ".!?。！？…"
 MAX_STRING = 200

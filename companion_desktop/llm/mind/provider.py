@@ -110,6 +110,9 @@ class BuiltinProvider(OpenAICompatProvider):
 
     kind = "builtin"
     prompt_layout = "cache"
+    #: A small model copies a reminder tag from earlier in the conversation: her tags
+    #: count only on a turn where the user asks to be reminded (the pipeline checks).
+    reminders_when_asked = True
 
     def __init__(self, config: ProviderConfig, client: httpx.Client | None = None,
                  host: MindHost = HOST) -> None:
