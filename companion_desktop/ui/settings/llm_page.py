@@ -112,7 +112,7 @@ class LlmPage(QWidget):
         self.test_result = QLabel(objectName="statusLine", wordWrap=True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.find_button = QPushButton("Find a model on this computer…",
-                                       objectName="findLocalButton")
+                                       objectName="secondaryButton")
         self.find_button.setToolTip("Look for Ollama, LM Studio, llama.cpp, vLLM, Jan, "
                                     "KoboldCpp, LocalAI and GPT4All again, as on the first run")
         self.find_button.clicked.connect(self.find_local)
