@@ -68,6 +68,16 @@ install_test_model() {
     { echo "bootstrap: pip could not install $TEST_MODEL (see .venv/bootstrap-pip.log)" >&2; exit 1; }
 }
 
+# Reading Japanese aloud with her neural voice (llm/neural_voice/japanese.py): the reader's
+# package names sudachidict-core (a dictionary it does not use here), so no deps.
+JA_READER=(pyopenjtalk-plus==0.4.1.post10 sudachipy==0.7.0)
+install_japanese_reader() {
+  .venv/bin/python -m pip show -q pyopenjtalk-plus sudachipy >/dev/null 2>&1 && return 0
+  echo "bootstrap: installing the Japanese reader (${JA_READER[*]})"
+  .venv/bin/python -m pip install -q --no-deps "${JA_READER[@]}" >>.venv/bootstrap-pip.log 2>&1 ||
+    { echo "bootstrap: pip could not install the Japanese reader (see .venv/bootstrap-pip.log)" >&2; exit 1; }
+}
+
 case "${1:-run}" in
   run) role_extras=mind ;;        # the app's default model (about 1.1 GB, once)
   test) role_extras=mind-runtime ;;  # and the small test model below
@@ -75,5 +85,6 @@ case "${1:-run}" in
 esac
 install_system_packages
 install_python_packages "test,embeddings,voice,$role_extras"  # one environment serves both
+install_japanese_reader
 [ "${1:-run}" = test ] && install_test_model
 exit 0

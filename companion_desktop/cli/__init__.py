@@ -96,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_transcribe_parser(sub)
 
+    from companion_desktop.cli.speak import add_parser as add_speak_parser
+
+    add_speak_parser(sub)
+
     export = sub.add_parser("export", help="write a save file (version 2.0)")
     export.add_argument("file", type=Path)
 
@@ -183,6 +187,8 @@ def handler(command: str) -> Handler:
         from companion_desktop.cli.backup import run
     elif command == "transcribe":
         from companion_desktop.cli.transcribe import run
+    elif command == "speak":
+        from companion_desktop.cli.speak import run
     else:
         raise CliError(f"unknown command {command!r}")
     return run

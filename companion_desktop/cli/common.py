@@ -8,7 +8,8 @@ import argparse
 import json
 import sys
 from datetime import datetime
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the pipeline loads with the command that needs it, not with the app's start
     from companion_desktop.pipeline.companion import CompanionService
@@ -58,3 +59,29 @@ def open_service(args: argparse.Namespace) -> CompanionService:
     from companion_desktop.storage.paths import resolve_data_dir
 
     return CompanionService(Database.open(resolve_data_dir(args.data_dir)))
+
+
+def saved_settings(data_dir: Path, section: Any) -> Any:
+    """The settings ``section`` (a ``storage.settings`` class) as saved in ``data_dir``'s
+    database, or its defaults when there is no database (none is created here)."""
+    from companion_desktop.storage.paths import DB_FILENAME
+    from companion_desktop.storage.settings import load_settings
+
+    if not (data_dir / DB_FILENAME).is_file():
+        return section()
+    from companion_desktop.storage.db import Database
+
+    db = Database.open(data_dir)
+    try:
+        with db.session() as session:
+            return load_settings(session, section)
+    finally:
+        db.close()
+
+
+def progress_line(fraction: float, text: str, shown: list[int] = [-1]) -> None:  # noqa: B006
+    """A first-use preparation's progress on stderr, one line per tenth."""
+    step = int(fraction * 10)
+    if step != shown[0]:
+        shown[0] = step
+        print(terminal_text(text), file=sys.stderr, flush=True)

