@@ -143,6 +143,9 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
             for name in DESKTOP_IMPORTS:  # a second or more on a busy machine: in parts
                 yield
                 importlib.import_module(name)
+            from companion_desktop.llm.neural_voice.speaking import configure as voice_home
+
+            voice_home(db.path.parent)  # her natural voice's model cache and added voices
             from companion_desktop.ui.desktop import Desktop
 
             desktop = Desktop(service, host, window, backend)
@@ -236,7 +239,8 @@ def yield_cpu(nice: int = YIELD_NICE) -> int | None:
 #: is imported on its own turn of the event loop, so a quit is not kept waiting.
 DESKTOP_IMPORTS = ("keyring", "httpx", "companion_desktop.llm.keys", "PySide6.QtMultimedia",
                    "companion_desktop.ui.voice.output", "companion_desktop.pipeline.reminders",
-                   "companion_desktop.ui.voice.avatar_link", "companion_desktop.ui.desktop.side")
+                   "companion_desktop.ui.voice.avatar_link", "companion_desktop.ui.desktop.side",
+                   "companion_desktop.llm.neural_voice.speaking")
 
 
 def _in_turns(owner, steps: Iterator[None]) -> None:  # noqa: ANN001

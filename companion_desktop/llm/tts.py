@@ -1,4 +1,5 @@
-"""Text-to-speech backends: espeak-ng (offline) and OpenAI-compatible ``/audio/speech``.
+"""Text-to-speech backends: espeak-ng (offline) and OpenAI-compatible ``/audio/speech``;
+:func:`create_tts` also gives her natural voice (``llm.neural_voice``).
 
 Both return :class:`SpeechAudio`: raw signed 16-bit little-endian mono PCM and its sample
 rate (no numpy here; ``array`` assumes a little-endian machine, as every supported one is).
@@ -324,10 +325,38 @@ class VoiceConfig(Protocol):
     model: str
 
 
+def natural_voice_problem() -> str | None:
+    """Why her natural voice cannot speak here, as the line Settings > Voice shows (None
+    when it can); espeak-ng speaks meanwhile."""
+    from companion_desktop.llm.neural_voice import kokoro_missing
+    from companion_desktop.llm.neural_voice.speaking import home
+
+    problem = kokoro_missing()
+    if problem is None and not EspeakBackend().available():
+        problem = ("Her natural voice reads words through espeak-ng, which is not installed: "
+                   "install the espeak-ng package.")
+    if problem is None and home() is None:
+        problem = "Her natural voice has no data folder set (neural_voice.speaking.configure)."
+    return problem
+
+
 def create_tts(settings: VoiceConfig, api_key: str | None,
-               client: httpx.Client | None = None) -> EspeakBackend | OpenAISpeechBackend:
-    """The backend ``settings`` choose; the speech server gets ``client`` (or a new one
-    with a 10 s connect and 120 s read timeout)."""
+               client: httpx.Client | None = None) -> Any:
+    """The backend ``settings`` choose: "neural" her natural voice (Kokoro and the voices
+    the user brought, each part in its own language: ``neural_voice.speaking``), espeak-ng
+    where its packages are missing; "espeak" espeak-ng; "openai" the speech server, which
+    gets ``client`` (or a new one with a 10 s connect and 120 s read timeout)."""
+    if settings.backend == "neural":
+        from companion_desktop.llm.neural_voice.speaking import (
+            SpeakingVoice,
+            home,
+            shared_backend,
+        )
+
+        folder = home()
+        if natural_voice_problem() is not None or folder is None:
+            return EspeakBackend()
+        return SpeakingVoice(shared_backend(folder))
     if settings.backend != "openai":
         return EspeakBackend()
     if client is None:

@@ -123,14 +123,16 @@ class ImageSettings(SettingsSection):
 
 
 class VoiceSettings(SettingsSection):
-    """Settings > Voice. ``backend`` "espeak" (offline espeak-ng) or "openai" (any
-    OpenAI-compatible ``/v1/audio/speech`` at ``base_url``; its key is in the keyring
-    under :data:`VOICE_KEY_ID`). ``voice`` None is the backend's default voice.
-    ``rate`` multiplies the speaking speed (0.5-2.0)."""
+    """Settings > Voice. ``backend`` "neural" (her natural voice, offline: Kokoro and the
+    voices the user brought, ``llm.neural_voice``; espeak-ng where it is not installed),
+    "espeak" (offline espeak-ng) or "openai" (any OpenAI-compatible ``/v1/audio/speech``
+    at ``base_url``; its key is in the keyring under :data:`VOICE_KEY_ID`). ``voice``
+    None is the backend's default voice. ``rate`` multiplies the speaking speed
+    (0.5-2.0)."""
 
     SECTION: ClassVar[str] = "voice"
     enabled: bool = False
-    backend: Literal["espeak", "openai"] = "espeak"
+    backend: Literal["neural", "espeak", "openai"] = "neural"
     voice: str | None = None
     base_url: str | None = None
     model: str = "tts-1"

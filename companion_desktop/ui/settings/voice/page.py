@@ -1,9 +1,12 @@
 """Settings > Voice: whether she speaks her replies, with which backend, voice and speed.
 
-Backends: the offline espeak-ng program, or any OpenAI-compatible speech server
+Backends: her natural voice (Kokoro and the voices the user brings, offline:
+``llm.neural_voice``; where its packages are missing a line says why and espeak-ng speaks),
+the offline espeak-ng program, or any OpenAI-compatible speech server
 (``/v1/audio/speech``, cloud or on this computer). The server's API key goes to the
 system keyring (under ``VOICE_KEY_ID``) and is never shown back. The voice list is read
-off the GUI thread; "Try voice" speaks a short line with the form's current values.
+off the GUI thread; "Hear her" speaks a short line with the form's current values;
+"Add a voice file…" brings a Kokoro or Piper voice (``voice_files_row``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.engine.speech import SpokenPart
 from companion_desktop.llm import keys
-from companion_desktop.llm.tts import EspeakBackend, Voice
+from companion_desktop.llm.tts import EspeakBackend, Voice, natural_voice_problem
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import (
     VOICE_KEY_ID,
@@ -40,7 +43,8 @@ from companion_desktop.ui.settings.voice.hearing_section import HearingSection, 
 from companion_desktop.ui.switch import Switch
 from companion_desktop.ui.voice import BoundVoice, VoiceOut
 
-BACKENDS = {"espeak": "Offline voice (espeak-ng)", "openai": "Speech server (OpenAI-compatible)"}
+BACKENDS = {"neural": "Natural voice (offline)", "espeak": "Robot voice (espeak-ng, offline)",
+            "openai": "Speech server (OpenAI-compatible)"}
 TRY_LINE = "Hello! This is how I sound when I read my replies to you."
 NO_ESPEAK = ("espeak-ng is not installed, so the offline voice cannot speak. Install the "
              "espeak-ng package, or choose a speech server.")
@@ -50,13 +54,28 @@ SPEED_MIN, SPEED_MAX = 50, 200
 
 def list_voices(settings: VoiceSettings, api_key: str | None) -> list[Voice]:
     """The voices the chosen backend offers (call off the GUI thread; TtsError on failure)."""
-    if settings.backend == "espeak":
+    if settings.backend == "neural" and natural_voice_problem() is None:
+        from companion_desktop.llm.neural_voice import list_voices as natural_voices
+        from companion_desktop.llm.neural_voice.speaking import home
+
+        return list(natural_voices(home()))
+    if settings.backend in ("espeak", "neural"):  # neural: espeak-ng speaks meanwhile
         backend = EspeakBackend()
         if not backend.available():
             raise RuntimeError(NO_ESPEAK)
         return backend.voices()
     with httpx.Client(timeout=httpx.Timeout(10.0, connect=5.0)) as client:
         return BoundVoice.from_settings(settings, api_key, client).voices()
+
+
+def voice_label(voice: Voice) -> str:
+    """How the picker names a voice: "Gongitsune (Kokoro) · female · reads en, ja"."""
+    kind = getattr(voice, "kind", None)
+    if kind is None:
+        return f"{voice.name} · {voice.id}"
+    gender = getattr(voice, "gender", "")
+    reads = "en, ja" if kind != "piper" else (voice.language or "?")
+    return " · ".join(p for p in (voice.name, gender, f"reads {reads}") if p)
 
 
 #: The voice key's state line (``saved``: a key is stored).
@@ -69,6 +88,9 @@ class VoicePage(QWidget):
     def __init__(self, service: CompanionService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.service = service
+        from companion_desktop.llm.neural_voice.speaking import configure
+
+        configure(service.db.path.parent)  # her natural voice's files (the app's folder too)
         with service.db.read_session() as session:
             self.saved = load_settings(session, VoiceSettings)
         self.trial: VoiceOut | None = None
@@ -91,10 +113,12 @@ class VoicePage(QWidget):
             self.backend.addItem(label, key)
         self.backend.setCurrentIndex(self.backend.findData(self.saved.backend))
         form.addRow("Speaks with", self.backend)
+        self.fallback = QLabel(objectName="pageHint", wordWrap=True)  # natural voice missing
+        form.addRow("", self.fallback)
         self._server_rows(form)
         form.addRow("Voice", self._voice_box())
         form.addRow("Speed", self._speed_box())
-        self.try_button = QPushButton("▶  Try voice", objectName="secondaryButton")
+        self.try_button = QPushButton("▶  Hear her", objectName="secondaryButton")
         self.try_button.clicked.connect(self.try_voice)
         self.try_status = QLabel(objectName="statusLine", wordWrap=True)
         try_box = QVBoxLayout()
@@ -138,6 +162,8 @@ class VoicePage(QWidget):
         self.key_field.refresh()
 
     def _voice_box(self) -> QVBoxLayout:
+        from companion_desktop.ui.settings.voice.voice_files_row import VoiceFilesRow
+
         self.voice = QComboBox(objectName="voiceCombo")
         self.voice.setEditable(True)
         self.voice.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -150,11 +176,19 @@ class VoicePage(QWidget):
         line.addWidget(self.refresh_button)
         self.voice_status = QLabel(objectName="statusLine", wordWrap=True)
         self.voice_status.hide()
+        self.voice_files = VoiceFilesRow(self.service, self)
+        self.voice_files.added.connect(self._voice_added)
         box = QVBoxLayout()
         box.setSpacing(4)
         box.addLayout(line)
         box.addWidget(self.voice_status)
+        box.addWidget(self.voice_files)
         return box
+
+    def _voice_added(self, voice_id: str) -> None:
+        """A voice file was brought in: choose it and list the voices again."""
+        self.voice.setEditText(voice_id)
+        self.load_voices()
 
     def _speed_box(self) -> QHBoxLayout:
         self.speed = QSlider(Qt.Orientation.Horizontal, objectName="voiceSpeed")
@@ -205,6 +239,11 @@ class VoicePage(QWidget):
         server = self.backend_id == "openai"
         for row in self.server_rows:
             self.form.setRowVisible(row, server)
+        problem = natural_voice_problem() if self.backend_id == "neural" else None
+        self.fallback.setText(f"{problem} The robot voice (espeak-ng) speaks until then."
+                              if problem else "")
+        self.form.setRowVisible(self.fallback, bool(problem))
+        self.voice_files.setVisible(self.backend_id == "neural" and not problem)
         self.held_notice.refresh()  # the row's widgets were all shown
         self.key_field.refresh()
         if load:
@@ -236,7 +275,7 @@ class VoicePage(QWidget):
         chosen = self.voice_id()
         self.voice.clear()
         for voice in voices:
-            self.voice.addItem(f"{voice.name} · {voice.id}", voice.id)
+            self.voice.addItem(voice_label(voice), voice.id)
         index = self.voice.findData(chosen)
         if index >= 0:
             self.voice.setCurrentIndex(index)
