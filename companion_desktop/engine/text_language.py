@@ -94,9 +94,9 @@ def _latin_language(text: str) -> str | None:
             if word in known:
                 scores[language] += 1
     for ch in folded:
-        language = _LETTERS.get(ch)
-        if language is not None:
-            scores[language] += 1
+        marked = _LETTERS.get(ch)
+        if marked is not None:
+            scores[marked] += 1
     if not scores:
         return None
     ranked = scores.most_common(2)
