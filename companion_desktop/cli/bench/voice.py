@@ -7,6 +7,8 @@
 - End of speech to her first audio: that, plus an instant model (an OpenAI-compatible server
   on 127.0.0.1 that streams its reply at once) read through the real provider up to the end
   of the first sentence, plus espeak-ng speaking that sentence.
+- Her voice: what espeak-ng and her natural voice cost and how well Whisper understands
+  them (``cli.bench.speaking``).
 Figures only, never pass/fail. Needs the voice extra and espeak-ng; says so otherwise.
 """
 
@@ -174,6 +176,9 @@ def run_voice_bench(report: Callable[[str], None] = print, runs: int = RUNS) -> 
         whisper.short_window = True
         _detected_bench(report, whisper, runs)
         _first_audio_bench(report, whisper, runs)
+        from companion_desktop.cli.bench.speaking import bench_speaking
+
+        bench_speaking(report, whisper, Path(folder))
 
 
 def _detected_bench(report: Callable[[str], None], whisper, runs: int) -> None:

@@ -1,0 +1,157 @@
+"""Her voice in ``bench --only voice``: what each offline speech backend costs and how
+well it is understood. Figures only, never pass/fail.
+
+- Cost: each backend speaks :data:`SENTENCES` once after a warm-up sentence; the CPU time
+  of this process and of its children (espeak-ng runs as a program), and the wall time,
+  per second of audio (real-time factors), and this process's resident memory after
+  (``VmRSS``; the neural voice's model loads in this process).
+- Intelligibility: the same 20 sentences, heard back by the local Whisper base model in
+  English; word errors (substitutions, insertions and deletions of words, punctuation
+  and case ignored) per backend, over all their words.
+
+Reproduce: ``companion-desktop bench --only voice``.
+"""
+
+from __future__ import annotations
+
+import re
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Twenty everyday sentences of hers, kept fixed so runs compare.
+SENTENCES = (
+    "Good morning! Did you sleep well last night?",
+    "I saved you a seat by the window.",
+    "That sounds like a long day. Do you want to talk about it?",
+    "Remember to drink some water and stretch your legs.",
+    "The rain stopped, and the sky looks lovely now.",
+    "I think your idea for the garden is wonderful.",
+    "Could you tell me more about your trip to the mountains?",
+    "She bought three fresh oranges at the market.",
+    "Your meeting starts in ten minutes, so grab your notes.",
+    "I was worried about you, but I'm glad you're back.",
+    "Let's pick a movie together tonight.",
+    "The little cat kept chasing the red ball across the floor.",
+    "You did a great job on that report!",
+    "It is almost midnight, maybe it's time to rest.",
+    "My favourite season is autumn, because of the colours.",
+    "Would you like to hear a short story before bed?",
+    "The train to Boston leaves at a quarter past seven.",
+    "I learned a new song today and I can't stop humming it.",
+    "Thank you for telling me, that means a lot.",
+    "See you tomorrow, and have a peaceful evening.",
+)
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def words(text: str) -> list[str]:
+    """``text`` as lower-case words (punctuation gone, "it's" kept whole)."""
+    return _WORD.findall(text.lower().replace("’", "'"))
+
+
+def word_errors(said: str, heard: str) -> int:
+    """Word-level edit distance between what was said and what was heard."""
+    a, b = words(said), words(heard)
+    row = list(range(len(b) + 1))
+    for i, word in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, other in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1,
+                                           previous + (word != other))
+    return row[-1]
+
+
+def _cpu() -> float:
+    own = time.process_time()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own + children.ru_utime + children.ru_stime
+
+
+def rss_mb() -> float:
+    """This process's resident memory in MB (0 where /proc is not there)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+@dataclass
+class Spoken:
+    """One backend's run over the sentences: seconds of audio, CPU and wall seconds, the
+    word errors and words heard back (None without a recogniser), MB resident after."""
+
+    name: str
+    audio_s: float = 0.0
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    errors: int | None = None
+    total_words: int = 0
+    rss_mb: float = 0.0
+    failed: str | None = None
+
+    def line(self) -> str:
+        if self.failed is not None:
+            return f"    {self.name}: failed: {self.failed}"
+        heard = ("" if self.errors is None else f"; heard back by Whisper: {self.errors} word "
+                 f"errors in {self.total_words} ({100 * self.errors / self.total_words:.1f}%)")
+        return (f"    {self.name}: {self.cpu_s / self.audio_s:.2f} CPU s and "
+                f"{self.wall_s / self.audio_s:.2f} wall s per second of speech "
+                f"({self.audio_s:.0f} s of audio), {self.rss_mb:.0f} MB resident after{heard}")
+
+
+def speak_all(name: str, backend: Any, voice: str | None, whisper: Any) -> Spoken:
+    """``backend`` speaking :data:`SENTENCES` with ``voice`` (see the module)."""
+    from companion_desktop.voice.audio import pcm16_to_float, resample
+
+    result = Spoken(name)
+    try:
+        backend.synthesize("Hello there.", voice)  # warm-up: loads the model
+        clips = []
+        for sentence in SENTENCES:
+            cpu, wall = _cpu(), time.perf_counter()
+            audio = backend.synthesize(sentence, voice)
+            result.cpu_s += _cpu() - cpu
+            result.wall_s += time.perf_counter() - wall
+            result.audio_s += audio.duration
+            clips.append(audio)
+        result.rss_mb = rss_mb()
+    except Exception as error:  # noqa: BLE001 - a backend's failure is a figure here
+        result.failed = str(error)[:200]
+        return result
+    if whisper is not None:
+        result.errors = 0
+        for sentence, audio in zip(SENTENCES, clips, strict=True):
+            samples = resample(pcm16_to_float(audio.pcm), audio.sample_rate)
+            heard = whisper.transcribe(samples, "en").text
+            result.errors += word_errors(sentence, heard)
+            result.total_words += len(words(sentence))
+    return result
+
+
+def bench_speaking(report: Callable[[str], None], whisper: Any, data_dir: Path) -> None:
+    """Cost and intelligibility of espeak-ng and her natural voice (see the module)."""
+    from companion_desktop.llm.neural_voice import DEFAULT_VOICE, NeuralBackend, kokoro_missing
+    from companion_desktop.llm.tts import EspeakBackend
+
+    report(f"  her voice, {len(SENTENCES)} fixed sentences a backend (cost per second of "
+           f"speech; word errors heard back by the local Whisper):")
+    report(f"    before any voice: {rss_mb():.0f} MB resident (Whisper loaded)")
+    report(speak_all("espeak-ng (robot voice)", EspeakBackend(), "en-us", whisper).line())
+    missing = kokoro_missing()
+    if missing:
+        report(f"    natural voice: skipped ({missing})")
+        return
+    neural = NeuralBackend(data_dir)
+    try:
+        for voice in (DEFAULT_VOICE, "kokoro:jm_kumo"):
+            label = f"natural voice {voice}" + (" (her default)" if voice == DEFAULT_VOICE else "")
+            report(speak_all(label, neural, voice, whisper).line())
+    finally:
+        neural.close()
