@@ -70,14 +70,17 @@ _MID_STEP = 64
 class StreamText:
     """Feed the reply's chunks in order; each :meth:`feed` returns the text to show.
 
-    ``text`` is the last result. Amortised cost per chunk: the chunk plus the current
-    unfinished line (or block), not the whole reply.
+    ``text`` is the last result; ``visible`` is the reply so far before the ``speak()``
+    markup is read (``visible_stream_text(raw, companion_name, user_name)``: what decides
+    what is spoken). Amortised cost per chunk: the chunk plus the current unfinished line
+    (or block), not the whole reply.
     """
 
     def __init__(self, companion_name: str = "", user_name: str | None = None) -> None:
         self.name = companion_name if isinstance(companion_name, str) else ""
         self.user = user_name
         self.text = ""
+        self.visible = ""
         self._raw = ""
         # reasoning removal (parse.strip_reasoning, incrementally)
         self._inside = False   # inside <think>…
@@ -105,8 +108,8 @@ class StreamText:
         if not self._slow:
             self._slow = self._joined_tag(grown_from)
         if self._slow:  # exact, at the original functions' cost
-            self.text = speech_stream_text(
-                visible_stream_text(self._raw, self.name, self.user))
+            self.visible = visible_stream_text(self._raw, self.name, self.user)
+            self.text = speech_stream_text(self.visible)
             return self.text
         self._commit(grown_from)
         self.text = self._shown()
@@ -155,6 +158,7 @@ class StreamText:
     # -- 2. committed head ---------------------------------------------------------------
     def _reset_head(self) -> None:
         self._committed = 0      # stable[:committed] is the head
+        self._head_visible = ""  # its visible text (before speak() is read)
         self._stand_in = _STAND_IN  # what stands in for the head before the tail
         self._keep = len(_STAND_IN) - 1  # the stand-in's length in the shown text
         self._said_before = "x"  # stands in for the head before the tail's speech
@@ -211,6 +215,7 @@ class StreamText:
         if mid and _is_word(said[-1]) != _is_word(head_end[-1]):
             return False  # one stand-in character serves both
         self._committed += len(lines)
+        self._head_visible += added
         self._head_end, self._head_said, self._pre_tail = head_end, said, window
         self._head_clean += _clean_shown(said_added)
         if mid:
@@ -225,8 +230,10 @@ class StreamText:
     def _shown(self) -> str:
         tail = self._stable[self._committed:] + self._volatile
         if self._committed == 0:
-            return speech_stream_text(visible_stream_text(tail, self.name, self.user))
+            self.visible = visible_stream_text(tail, self.name, self.user)
+            return speech_stream_text(self.visible)
         rest = visible_stream_text(self._stand_in + tail, self.name, self.user)[self._keep:]
+        self.visible = self._head_visible + rest
         if rest:
             return self._head_clean + speech_stream_text(self._said_before + rest)[1:]
         return self._head_clean  # a head never ends in a hidden "spe…"

@@ -38,7 +38,6 @@ from companion_desktop.engine.reminder_phrases import natural_reminder
 from companion_desktop.engine.session_summary import summarize_session
 from companion_desktop.engine.speech import SpokenPart, speech_output_layer, split_speech
 from companion_desktop.engine.state_updates import LlmSuggestion, sanitize_suggestion
-from companion_desktop.engine.stream_text import StreamText
 from companion_desktop.engine.turn import TurnOutcome
 from companion_desktop.llm.base import (
     CancelToken,
@@ -62,6 +61,7 @@ from companion_desktop.pipeline.turn_parts import (  # noqa: F401 - re-exported 
     SHOW_ONLY_TEXT,
     NullHooks,
     PreparedTurn,
+    StreamedReply,
     TurnHooks,
     TurnResult,
     check_vision,
@@ -345,7 +345,7 @@ class TurnRunner:
         history = truncate_history(system, history, said, settings.context_window)
         block = tuple(block_fields(state.app_mode, "avatar" in layers))
         return PreparedTurn(system, history, settings, recall, voice.enabled, toolset,
-                            layers.get("active_window"), preface, block)
+                            layers.get("active_window"), preface, block, state.mood)
 
     def _llm_settings(self, settings: LlmSettings) -> LlmSettings:
         """The saved settings, with the context window of a provider that knows its own
@@ -369,20 +369,20 @@ class TurnRunner:
         if prepare is not None:  # her own mind: this turn's context, and the block's grammar
             prepare(turn.preface, list(turn.block) if turn.tools is None else None)
 
-        view = StreamText(name)  # the shown text, kept up to date chunk by chunk
+        view = StreamedReply(hooks, turn, name)  # shown, and spoken a sentence at a time
         seen = 0
 
         def show(raw: str) -> None:  # the tool rounds' reply so far; it only grows
             nonlocal seen
             piece, seen = raw[seen:], len(raw)
-            hooks.on_text(view.feed(piece))
+            view.add(piece)
 
         if turn.tools is not None:
             return tool_reply(self.provider, turn, messages, show, hooks, cancel)
         pieces: list[str] = []
         for chunk in capped_reply(self.provider.stream_chat(turn.system, messages, cancel)):
             pieces.append(chunk)
-            hooks.on_text(view.feed(chunk))
+            view.add(chunk)
         return "".join(pieces), []
 
     def _suggestion(

@@ -17,7 +17,9 @@ from companion_desktop.engine.character import CharacterState, MoodState
 from companion_desktop.engine.parse import ParsedReply, ReminderRequest
 from companion_desktop.engine.reminder_phrases import DEFAULT_TEXT, asks_for_reminder
 from companion_desktop.engine.speech import SpokenPart
+from companion_desktop.engine.speech_stream import SpeechStream
 from companion_desktop.engine.state_updates import LlmSuggestion
+from companion_desktop.engine.stream_text import StreamText
 from companion_desktop.engine.window_context import echoes_window
 from companion_desktop.llm.base import CancelToken, ChatMessage, Provider, ToolCall
 from companion_desktop.llm.vision import VisionUnavailableError, can_show_images, vision_refusal
@@ -65,7 +67,9 @@ class NullHooks:
 
 
 # Hooks may also offer ``approve(ApprovalRequest) -> bool`` (asked before a tool marked
-# "ask before running"; absent = declined) and ``on_tool(label, status)`` (tool progress).
+# "ask before running"; absent = declined), ``on_tool(label, status)`` (tool progress) and
+# ``on_speech(parts, mood)`` (with voice on: each finished sentence of her reply while it
+# streams, ``engine.speech_stream``, with her mood when the turn began).
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,7 @@ class PreparedTurn:
     MCP tools on offer (None when no server is active), the ``<active_window>``
     layer sent (None when none was), the context written at the head of the user's
     message (a provider with the "cache" prompt layout; "" otherwise) and the JSON
-    block's fields (``engine.prompt.block_fields``)."""
+    block's fields (``engine.prompt.block_fields``); her mood as the turn began."""
 
     system: str
     history: list[tuple[str, str]]
@@ -108,10 +112,32 @@ class PreparedTurn:
     window: str | None = None
     preface: str = ""
     block: tuple[tuple[str, str], ...] = ()
+    mood: MoodState | None = None
 
     def user_text(self, text: str) -> str:
         """What the model reads as the user's message: ``text`` after the preface."""
         return f"{self.preface}\n\n{text}" if self.preface else text
+
+
+class StreamedReply:
+    """Her reply as it streams in: after each piece, the text to show goes to
+    ``hooks.on_text`` (``StreamText``) and, with voice on and ``hooks.on_speech`` offered,
+    the sentences that became final (``engine.speech_stream``) go to ``on_speech`` with
+    the mood the turn began in."""
+
+    def __init__(self, hooks: Any, turn: PreparedTurn, name: str) -> None:
+        self.hooks = hooks
+        self.mood = turn.mood
+        self.view = StreamText(name)
+        self.report = getattr(hooks, "on_speech", None) if turn.speech else None
+        self.speech = SpeechStream() if self.report is not None else None
+
+    def add(self, piece: str) -> None:
+        self.hooks.on_text(self.view.feed(piece))
+        if self.speech is not None and self.report is not None:
+            parts = self.speech.feed(self.view.visible)
+            if parts:
+                self.report(parts, self.mood)
 
 
 def without_window_echo(suggestion: LlmSuggestion, window: str | None, said: str) -> LlmSuggestion:

@@ -2,13 +2,15 @@
 
 ``TurnController`` lives on the GUI thread and owns one worker thread. ``send``
 queues a turn; the worker reports the phase ("remembering", "seeing",
-"thinking"), the visible text as it streams, and then ``done`` with the
-``TurnResult`` or ``failed`` with a message and whether a retry makes sense.
-``stop`` cancels the running turn (nothing is saved). Every blocking step of a turn
-or job takes its cancel token, so ``shutdown`` (quitting) cancels it and waits a
-bounded time; a thread that still runs then is kept (``LEFT_RUNNING``), never
-destroyed while it runs (Qt aborts the process for that), and the app exits without
-destroying it (``ui.shutdown``).
+"thinking"), the visible text as it streams, with voice on her finished sentences
+(``speech``: a list of ``SpokenPart`` and her mood as the turn began), and then
+``done`` with the ``TurnResult`` or ``failed`` with a message and whether a retry makes
+sense. ``stop`` cancels the running turn (nothing is saved) and says so at once
+(``stopping``); no ``speech`` of a stopped turn is delivered after that. Every
+blocking step of a turn or job takes its cancel token, so ``shutdown`` (quitting)
+cancels it and waits a bounded time; a thread that still runs then is kept
+(``LEFT_RUNNING``), never destroyed while it runs (Qt aborts the process for that), and
+the app exits without destroying it (``ui.shutdown``).
 
 A tool marked "ask before running" pauses the worker on an ``ApprovalTicket``
 (``approval_requested``) until the user answers in the chat, the turn is
@@ -75,6 +77,7 @@ class ApprovalTicket:
 class _Worker(QObject):
     phase = Signal(str)
     text = Signal(str)
+    speech = Signal(object, object)
     done = Signal(object)
     failed = Signal(str, bool)
     approval = Signal(object)
@@ -91,6 +94,9 @@ class _Worker(QObject):
 
     def on_text(self, visible: str) -> None:
         self.text.emit(visible)
+
+    def on_speech(self, parts: Any, mood: Any) -> None:
+        self.speech.emit(parts, mood)
 
     def approve(self, request: Any) -> bool:
         ticket = ApprovalTicket(request)
@@ -136,8 +142,10 @@ class TurnController(QObject):
     started = Signal(str, bool)  # the message, and whether it is a retry
     phase = Signal(str)
     text = Signal(str)
+    speech = Signal(object, object)  # finished sentences (SpokenPart list), her mood (MoodState)
     done = Signal(object)
     failed = Signal(str, bool)
+    stopping = Signal()  # stop() was asked while a turn or job runs (before failed/done)
     busy_changed = Signal(bool)
     approval_requested = Signal(object)  # an ApprovalTicket to answer from the chat
     tool_activity = Signal(str, str)  # (tool label, "running"/"done"/"declined"/"failed")
@@ -156,6 +164,7 @@ class TurnController(QObject):
         self._worker.job_done.connect(self._job_finished)
         self._worker.phase.connect(self.phase)
         self._worker.text.connect(self.text)
+        self._worker.speech.connect(self._speech)
         self._worker.done.connect(self._finished_ok)
         self._worker.failed.connect(self._finished_failed)
         self._worker.approval.connect(self.approval_requested)
@@ -203,7 +212,15 @@ class TurnController(QObject):
         callback(result)
 
     def stop(self) -> None:
-        self._worker.cancel.cancel()
+        cancel = self._worker.cancel
+        announce = self._busy and not cancel.cancelled
+        cancel.cancel()
+        if announce:
+            self.stopping.emit()
+
+    def _speech(self, parts: Any, mood: Any) -> None:
+        if not self._worker.cancel.cancelled:  # nothing more of a stopped turn is said
+            self.speech.emit(parts, mood)
 
     def shutdown(self, wait_ms: int = 2000) -> bool:
         """Cancel any turn or job and stop the thread (call before the app quits);

@@ -24,6 +24,9 @@ def test_voice_figures():
     bench_voice(lines.append)
     assert re.match(r"  espeak-ng: \d+\.\d\d s of speech in \d+ ms \(real-time factor", lines[0])
     assert re.match(r"  lip sync: 10 s of audio -> 60\d frames in", lines[1])
+    for line, label in zip(lines[2:], ("plain", "speak()"), strict=True):
+        assert re.match(rf"  speech while streaming \({re.escape(label)}, \d+ KB in \d+ chunks, "
+                        r"\d+ parts\): \d+\.\d µs a chunk", line), line
 
 
 def test_tool_figures():

@@ -48,6 +48,8 @@ def assert_same_at_every_step(reply: str, sizes: list[int], name: str) -> None:
         chunk = reply[at:at + sizes[step % len(sizes)]]
         at, step, raw = at + len(chunk), step + 1, raw + chunk
         assert stream.feed(chunk) == shown_by_old_path(raw, name), (name, raw)
+        # the text before speak() is read (what decides what she says) is exact too
+        assert stream.visible == visible_stream_text(raw, name), (name, raw)
     assert stream.text == shown_by_old_path(reply, name)
 
 
@@ -98,8 +100,11 @@ def test_a_stray_closer_later_in_the_reply_starts_it_again():
     assert stream.feed("</think>Only this.") == "Only this."
 
 
-def counted(monkeypatch) -> dict[str, int]:
-    """Count the characters StreamText hands to the whole-text functions and checks."""
+def counted(monkeypatch, module=stream_text,
+            names=("visible_stream_text", "speech_stream_text", "_pre_tidy_if_whole",
+                   "stream_shown", "tidy")) -> dict[str, int]:
+    """Count the characters ``module`` (StreamText's) hands to the whole-text functions
+    and checks ``names``."""
     seen = {"chars": 0}
 
     def counting(function):
@@ -108,9 +113,8 @@ def counted(monkeypatch) -> dict[str, int]:
             return function(text, *args)
         return wrapper
 
-    for name in ("visible_stream_text", "speech_stream_text", "_pre_tidy_if_whole",
-                 "stream_shown", "tidy"):
-        monkeypatch.setattr(stream_text, name, counting(getattr(stream_text, name)))
+    for name in names:
+        monkeypatch.setattr(module, name, counting(getattr(module, name)))
     return seen
 
 

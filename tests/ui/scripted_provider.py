@@ -3,8 +3,9 @@
 Built on ``tests.llm.provider_server`` and ``tests.llm.wire_formats`` (the real
 OpenAI streaming format, Ollama's tag list). Each chat request takes the next
 queued ``Script`` (then ``default``): reply chunks streamed with ``delay`` seconds
-after each and ``first_delay`` before the response starts, or an HTTP error
-``status``. ``GET /v1/models`` and ``GET /api/tags`` list ``models``.
+after each and ``first_delay`` before the response starts (the connection cut after
+``cut_after`` chunks, when set), or an HTTP error ``status``. ``GET /v1/models`` and
+``GET /api/tags`` list ``models``.
 """
 
 from __future__ import annotations
@@ -29,10 +30,15 @@ class Script:
     first_delay: float = 0.0
     status: int = 200
     error: str = "error"
+    cut_after: int | None = None
 
     def reply(self) -> Reply:
         if self.status != 200:
             return JsonReply(openai_error(self.error), status=self.status)
+        if self.cut_after is not None:  # the role event comes first
+            return StreamReply(openai_stream(self.chunks), delay_s=self.delay,
+                               head_delay_s=self.first_delay, then="disconnect",
+                               at=1 + self.cut_after)
         return StreamReply(openai_stream(self.chunks), delay_s=self.delay,
                            head_delay_s=self.first_delay)
 

@@ -25,7 +25,7 @@ def main() -> None:
     from companion_desktop.avatar.lipsync import mouth_track
     from companion_desktop.llm.wav import SpeechAudio
     from companion_desktop.ui.voice.mic import MicSource
-    from companion_desktop.ui.voice.output import Clip, Playback, has_audio_output
+    from companion_desktop.ui.voice.playback import Clip, Playback, has_audio_output
 
     rate = 22050
     t = np.arange(int(1.5 * rate)) / rate

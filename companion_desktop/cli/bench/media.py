@@ -95,6 +95,24 @@ def bench_voice(report: Callable[[str], None] = print) -> None:
         times.append(time.perf_counter() - t0)
     report(f"  lip sync: 10 s of audio -> {len(track.weights)} frames in "
            f"{statistics.median(times) * 1000:.1f} ms median")
+    bench_speech_stream(line, report)
+
+
+def bench_speech_stream(line: str, report: Callable[[str], None] = print) -> None:
+    """What speaking while the reply streams costs per streamed chunk (the pipeline
+    thread): a long reply fed to ``SpeechStream`` 4 characters at a time."""
+    from companion_desktop.engine.speech_stream import SpeechStream
+
+    for label, reply in (("plain", (line + " ") * 200),
+                         ("speak()", f'*smiles* speak("{line}") ' * 100)):
+        stream, parts = SpeechStream(), 0
+        t0 = time.perf_counter()
+        for at in range(4, len(reply) + 4, 4):
+            parts += len(stream.feed(reply[:at]))
+        spent = time.perf_counter() - t0
+        chunks = (len(reply) + 3) // 4
+        report(f"  speech while streaming ({label}, {len(reply) / 1000:.0f} KB in "
+               f"{chunks} chunks, {parts} parts): {spent / chunks * 1e6:.1f} µs a chunk")
 
 
 def bench_tools(calls: int = 50, report: Callable[[str], None] = print) -> None:

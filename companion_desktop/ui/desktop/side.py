@@ -3,9 +3,11 @@
 ``Desktop`` wires the one conversation (``TurnController``) to both windows and
 to the avatar: her mood face follows each turn's mood, the model's ``expression``
 flashes, her mouth moves while a reply streams, and with voice on she speaks the
-reply (``VoiceLink``: talking clip, lip sync, the flash held while she speaks);
-speaking to her cuts her voice off (``DesktopHearing``: barge-in, her own voice removed
-from what she hears, the overlay's mic button and listening bubble).
+reply as it streams, a sentence at a time, and the rest when it is complete
+(``VoiceLink``: talking clip, lip sync from the audio she plays, the flash held while she
+speaks); a new message, Stop or a failed turn silence her, and speaking to her cuts her
+voice off (``DesktopHearing``: barge-in, her own voice removed from what she hears, the
+overlay's mic button and listening bubble).
 Overlay placement and toggles are saved to the avatar settings.
 """
 
@@ -69,6 +71,7 @@ class Desktop(QObject):
         self.overlay.photo_requested.connect(self.open_photo_mode)
         chat.photo_problem.connect(self.overlay.on_failed)  # a refused drop says why on her too
         self._talking_since: float | None = None
+        self._voiced = False  # her voice speaks this turn's reply (her lips follow it)
         self._mouth = QTimer(self, interval=40, timeout=self._move_mouth)
         self.voice = VoiceLink(service, host, report=self._voice_failed, parent=self)
         from companion_desktop.ui.voice import DesktopHearing
@@ -118,13 +121,16 @@ class Desktop(QObject):
         controller.started.connect(self._on_started)
         controller.phase.connect(self.overlay.on_phase)
         controller.text.connect(self._on_text)
+        controller.speech.connect(self._on_speech)
         controller.done.connect(self._on_done)
         controller.failed.connect(self._on_failed)
+        controller.stopping.connect(self.voice.stop)  # Stop: silent at once
         controller.approval_requested.connect(self._approval_needed)
         self._wired = controller
 
     def _on_started(self, message: str, retry: bool) -> None:
-        self.voice.stop()  # a new message interrupts her
+        self.voice.begin()  # a new message interrupts her; its reply is spoken as it comes
+        self._voiced = False
         if self.host.director is not None:
             self.host.director.turn_started()
         self.host.poke(2.0)
@@ -133,9 +139,20 @@ class Desktop(QObject):
         self.overlay.on_text(text)
         if self._talking_since is None and text.strip():
             self._talking_since = time.monotonic()
-            self._mouth.start()
+            if not self._voiced:
+                self._mouth.start()
             if self.host.director is not None:
                 self.host.director.text_started()
+
+    def _on_speech(self, parts, mood) -> None:  # noqa: ANN001 - SpokenParts, MoodState
+        """Finished sentences while the reply streams: she says them now, and her lips
+        follow her voice, not the text, from here on."""
+        if not self._voiced:
+            self._voiced = True
+            self._mouth.stop()
+            if self.host.runtime is not None:
+                self.host.runtime.mouth_open(0.0)
+        self.voice.add(parts, mood)
 
     def _stop_talking(self, speaking_next: bool = False) -> None:
         """The text stopped streaming; the talking clip goes on when her voice follows."""
@@ -156,17 +173,16 @@ class Desktop(QObject):
         self.host.runtime.mouth_open(0.35 + 0.3 * math.sin(t * TALK_HZ * 2 * math.pi) ** 2)
 
     def _on_done(self, result: TurnResult) -> None:
-        speaking = bool(result.speech)
-        self._stop_talking(speaking_next=speaking)
         self.overlay.on_done(result.reply)
         runtime = self.host.runtime
         if runtime is not None:
             runtime.mood(result.mood.primary, result.mood.intensity)
         expression = result.suggestion.expression
-        if speaking and self.voice.say(result.speech, expression):
+        # the rest of her reply (none of it twice), in the mood the panel shows now
+        speaking = self.voice.end(result.speech, expression, result.mood)
+        self._stop_talking(speaking_next=speaking)
+        if speaking:
             expression = None  # flashed by the voice link, held while she speaks
-        elif speaking:
-            self._stop_talking()
         if runtime is not None:
             if expression:
                 runtime.flash(expression)
@@ -193,6 +209,7 @@ class Desktop(QObject):
         self.chat.open_photoboard()
 
     def _on_failed(self, message: str, retryable: bool) -> None:
+        self.voice.stop()  # a failed (or stopped) turn says nothing more
         self._stop_talking()
         self.overlay.on_failed(message)
 
@@ -232,7 +249,7 @@ class Desktop(QObject):
         def finished(result) -> None:  # noqa: ANN001 - pipeline TurnResult or None
             done(result.reply if result else None)
             if result is not None and result.speech and not self.talk.quiet:  # spoken too
-                self.voice.say(result.speech, result.suggestion.expression)
+                self.voice.say(result.speech, result.suggestion.expression, result.mood)
 
         started = controller.run_job(
             lambda cancel: self.reminders.fire(record, runner, cancel=cancel), finished)

@@ -81,7 +81,7 @@ class DesktopTalk(QObject):
         desktop.chat.show_system_turn(SPOKE_FIRST_NOTICE, result.reply)
         desktop.overlay.on_done(result.reply)
         if result.speech and not self.dnd.on:
-            desktop.voice.say(result.speech, result.suggestion.expression)
+            desktop.voice.say(result.speech, result.suggestion.expression, result.mood)
 
 
 def attach_talk(desktop: Any, windows: ActiveWindowSource | None = None) -> DesktopTalk:

@@ -6,6 +6,16 @@ how long the flash expression holds.
 the audio being heard reach the runtime every frame, and a flash started with
 ``speaking=True`` holds (up to 8 s, as the runtime's flash rules say) until the
 speech ends.
+
+Every reply goes to her voice one way: :meth:`VoiceLink.begin` when a turn starts,
+:meth:`~VoiceLink.add` for each sentence that became final while the reply streams (said
+at once), :meth:`~VoiceLink.end` with the finished reply's parts (what they still hold
+after what was said: ``engine.speech_stream.remaining_speech``). A reply that arrives
+whole (a reminder, her speaking first) is :meth:`~VoiceLink.say`: a turn with nothing
+streamed. :meth:`~VoiceLink.stop` (a new message, Stop, a failed turn, the user talking
+over her) silences her and drops the rest of that turn. Her mood sets her speed
+(``engine.voice_mood``): the mood the turn began in for streamed sentences, the mood
+after the turn (what the state panel shows then) for the rest.
 """
 
 from __future__ import annotations
@@ -16,6 +26,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer
 
 from companion_desktop.engine.speech import SpokenPart
+from companion_desktop.engine.speech_stream import remaining_speech
+from companion_desktop.engine.voice_mood import voice_rate
 from companion_desktop.llm import keys
 from companion_desktop.llm.tts import TtsError
 from companion_desktop.pipeline.companion import CompanionService
@@ -60,6 +72,7 @@ class VoiceLink(QObject):
         self.host = host
         self.voice = voice or VoiceOut(tts_factory(service), self)
         self.report = report
+        self._said: list[SpokenPart] = []  # what this turn's reply has said so far
         self._lips = QTimer(self, interval=LIPS_MS, timeout=self._move_lips)
         self.voice.started.connect(self._on_started)
         self.voice.finished.connect(self._on_finished)
@@ -69,19 +82,52 @@ class VoiceLink(QObject):
     def speaking(self) -> bool:
         return bool(self.voice.speaking)
 
-    def say(self, parts: list[SpokenPart], expression: str | None = None) -> bool:
-        """Speak ``parts``; the model's ``expression`` flashes and holds while she speaks.
-        False when there is nothing to say (the caller shows the flash itself)."""
+    @property
+    def busy(self) -> bool:
+        """She speaks, or a part of hers is being synthesized or waits to play."""
+        return bool(self.voice.speaking or self.voice.busy)
+
+    def begin(self) -> None:
+        """A turn began: what she was saying stops; its reply's sentences follow."""
+        self.voice.begin()
+        self._said = []
+
+    def add(self, parts: list[SpokenPart], mood: object = None) -> None:
+        """Sentences of the streaming reply that became final: said at once (after those
+        before them), at the speed of ``mood`` (a ``MoodState``). Dropped once the turn
+        was stopped or she was interrupted."""
         parts = [p for p in parts if p.text.strip()]
-        if not parts:
+        if parts and self.voice.taking_parts:
+            self._said += parts
+            self.voice.add(parts, voice_rate(mood))
+
+    def end(self, parts: list[SpokenPart], expression: str | None = None,
+            mood: object = None) -> bool:
+        """The reply is complete and ``parts`` is all it says: what was not said yet is
+        said (none of it twice), at the speed of ``mood``; the model's ``expression``
+        flashes and holds while she speaks. False when she says nothing more (the caller
+        shows the flash itself); nothing is said once the turn was stopped."""
+        if not self.voice.taking_parts:
             return False
+        final = [p for p in parts if p.text.strip()]
+        self.voice.add(remaining_speech(self._said, final), voice_rate(mood))
+        self._said = []
+        speaking = self.voice.busy
         runtime = self.host.runtime
-        if runtime is not None and expression:
+        if speaking and runtime is not None and expression:
             runtime.flash(expression, speaking=True)
-        self.voice.say(parts)
-        return True
+        self.voice.end()
+        return speaking
+
+    def say(self, parts: list[SpokenPart], expression: str | None = None,
+            mood: object = None) -> bool:
+        """A reply that came whole: ``parts`` said now (what she was saying stops); as
+        :meth:`end`."""
+        self.begin()
+        return self.end(parts, expression, mood)
 
     def stop(self) -> None:
+        """Silent now; the rest of this turn's reply is not said."""
         self.voice.stop()
 
     def reload(self) -> None:

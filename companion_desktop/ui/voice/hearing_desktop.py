@@ -50,9 +50,11 @@ class DesktopHearing(QObject):
         self.show_mode()
 
     def barge_in(self) -> None:
-        """The user began to speak: her voice stops now."""
-        if self.voice.speaking or self.voice.voice.busy:
-            self.voice.stop()
+        """The user began to speak: her voice stops now, and what the turn still streams
+        is not said (the sentences queued are dropped)."""
+        was_speaking = self.voice.busy
+        self.voice.stop()
+        if was_speaking:
             self.hearing.her_voice_stopped()
             self.barged_in += 1
 

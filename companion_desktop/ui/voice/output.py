@@ -2,13 +2,19 @@
 
 :class:`VoiceOut` takes the parts of a reply (``engine.speech.SpokenPart``), synthesizes
 them in order on the UI's background pool (the first plays as soon as it is ready
-while the next one synthesizes) and plays them on the default audio output through a
-``QAudioSink``. The playback position comes from the sink's ``processedUSecs()``, so
-the mouth follows what is heard. Without an audio output (CI, Xvfb) a clip plays
-"silently" on a monotonic clock: timing, the mouth and the signals work the same.
+while the next one synthesizes) and plays them on the default audio output
+(``playback.Playback``: the mouth follows what is heard; without an audio output, as in
+CI, a clip plays "silently" on a monotonic clock).
+
+A reply comes whole (:meth:`VoiceOut.say`) or a sentence at a time while it streams
+(:meth:`~VoiceOut.begin`, :meth:`~VoiceOut.add` as each is final, :meth:`~VoiceOut.end`
+when the reply is complete): each part is synthesized as soon as it is added, behind the
+ones before it, so she speaks while the rest is still being written. Each part may carry
+a speed factor (her mood) on top of the user's speed and its own ``rate``.
 
 ``started`` fires when the first clip of a reply begins, ``finished`` when the last one
-ends or speech is stopped (only after a ``started``). ``failed(message)`` fires at most
+ends (after ``end``: while a streaming reply is open, she waits for its next part in
+silence) or speech is stopped (only after a ``started``). ``failed(message)`` fires at most
 once per reply when synthesis fails; it ends that reply's speech at once and takes the
 place of ``finished`` (the reply's text stays on screen either way).
 
@@ -22,17 +28,16 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QTimer, Signal
-from PySide6.QtMultimedia import QAudioSink, QMediaDevices, QtAudio
+from PySide6.QtCore import QObject, QTimer, Signal
 
-from companion_desktop.avatar.lipsync import MouthTrack, mouth_track
+from companion_desktop.avatar.lipsync import mouth_track
 from companion_desktop.engine.speech import SpokenPart
 from companion_desktop.llm.tts import SpeechAudio, TtsError, Voice, VoiceOptions, create_tts
 from companion_desktop.ui.background import run_in_background
-from companion_desktop.ui.voice.audio_out import fit_to_device
+from companion_desktop.ui.voice.playback import Clip, Playback, has_audio_output
 
 log = logging.getLogger(__name__)
 
@@ -71,102 +76,26 @@ class BoundVoice:
             text, voice or self.voice, VoiceOptions(options.rate * self.rate, options.pitch))
 
 
-@dataclass(frozen=True)
-class Clip:
-    """One synthesized part: its audio and the mouth weights over its duration."""
+def render_part(backend: TtsBackend, part: SpokenPart, factor: float = 1.0) -> Clip:
+    """Synthesize ``part`` with ``backend`` and compute its mouth track (a pool thread).
 
-    audio: SpeechAudio
-    track: MouthTrack
-    text: str = ""  # what she says in it (her hearing knows her own words)
-
-
-def render_part(backend: TtsBackend, part: SpokenPart) -> Clip:
-    """Synthesize ``part`` with ``backend`` and compute its mouth track (a pool thread)."""
-    options = VoiceOptions(rate=part.rate, pitch=part.pitch)
+    ``factor`` (her mood) multiplies the part's rate and the user's speed; the product
+    is clamped to 0.5-2.0 once, where the backend's options are made."""
+    if isinstance(backend, BoundVoice):
+        backend = replace(backend, rate=backend.rate * factor)
+        factor = 1.0
+    options = VoiceOptions(rate=part.rate * factor, pitch=part.pitch)
     audio = backend.synthesize(part.text, None, options)
     return Clip(audio, mouth_track(audio.pcm, audio.sample_rate, fps=MOUTH_FPS), part.text)
 
 
-def attempt(backend: TtsBackend, part: SpokenPart) -> Clip | Exception:
+def attempt(backend: TtsBackend, part: SpokenPart, factor: float = 1.0) -> Clip | Exception:
     """:func:`render_part`, with a failure returned instead of raised (and without its
     traceback, whose frames would keep the pool's job objects alive)."""
     try:
-        return render_part(backend, part)
+        return render_part(backend, part, factor)
     except Exception as error:  # noqa: BLE001 - reported on the GUI thread
         return error.with_traceback(None)
-
-
-def has_audio_output() -> bool:
-    """True when the system offers an audio output device."""
-    return bool(QMediaDevices.audioOutputs())
-
-
-class Playback(QObject):
-    """Plays one clip: on the default output when there is one, else on ``clock``.
-
-    ``position()`` is the seconds heard so far (0..duration); ``done()`` is True once the
-    whole clip was played.
-    """
-
-    def __init__(self, clip: Clip, clock: Callable[[], float], audible: bool,
-                 parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.clip = clip
-        self.clock = clock
-        self.duration = len(clip.audio.pcm) / 2 / max(1, clip.audio.sample_rate)
-        self.sink: QAudioSink | None = None
-        self.buffer: QBuffer | None = None
-        self.t0 = clock()
-        if audible:
-            self._open_sink()
-
-    def _open_sink(self) -> None:
-        device = QMediaDevices.defaultAudioOutput()
-        fitted = None if device.isNull() else fit_to_device(self.clip.audio.pcm,
-                                                             self.clip.audio.sample_rate, device)
-        if fitted is None:
-            log.info("no audio output for %d Hz speech; speaking silently",
-                     self.clip.audio.sample_rate)
-            return
-        data, fmt = fitted
-        self.buffer = QBuffer(self)
-        self.buffer.setData(QByteArray(data))
-        self.buffer.open(QIODevice.OpenModeFlag.ReadOnly)
-        self.sink = QAudioSink(device, fmt, self)
-        self.sink.start(self.buffer)
-        if self.sink.error() != QtAudio.Error.NoError:
-            log.info("audio output refused the clip (%s); speaking silently", self.sink.error())
-            self._drop_sink()
-        self.t0 = self.clock()
-
-    def _drop_sink(self) -> None:
-        if self.sink is not None:
-            self.sink.stop()
-            self.sink.deleteLater()
-            self.sink = None
-
-    def position(self) -> float:
-        """Seconds of the clip heard so far, 0..duration."""
-        if self.sink is not None:
-            heard = self.sink.processedUSecs() / 1e6
-        else:
-            heard = self.clock() - self.t0
-        return min(self.duration, max(0.0, heard))
-
-    def done(self) -> bool:
-        if self.sink is None:
-            return self.clock() - self.t0 >= self.duration
-        state = self.sink.state()
-        drained = self.buffer is not None and self.buffer.atEnd()
-        if state == QtAudio.State.StoppedState and self.sink.error() != QtAudio.Error.NoError:
-            log.info("audio output failed mid-clip (%s); speaking silently", self.sink.error())
-            self._drop_sink()
-            return self.done()
-        return (state == QtAudio.State.IdleState and drained) or state == QtAudio.State.StoppedState
-
-    def stop(self) -> None:
-        self._drop_sink()
-        self.deleteLater()
 
 
 class VoiceOut(QObject):
@@ -193,12 +122,14 @@ class VoiceOut(QObject):
         self._audible = audible
         self._backend: TtsBackend | None = None
         self._generation = 0
-        self._pending: deque[SpokenPart] = deque()
+        self._pending: deque[tuple[SpokenPart, float]] = deque()  # (part, speed factor)
         self._ready: deque[Clip] = deque()
         self._synthesizing = False
         self._playback: Playback | None = None
         self._speaking = False
         self._reported = False
+        self._live = False  # a reply takes parts (from begin until end, stop or failure)
+        self._open = False  # more parts may come (from begin until end)
         self._timer = QTimer(self, interval=TICK_MS, timeout=self._tick)
 
     @property
@@ -211,26 +142,52 @@ class VoiceOut(QObject):
         """True while a reply is being synthesized or played."""
         return self._synthesizing or self._playback is not None or bool(self._ready)
 
+    @property
+    def taking_parts(self) -> bool:
+        """True while the reply begun last takes parts (not ended, stopped or failed)."""
+        return self._live and self._open
+
     def reload(self) -> None:
         """The voice settings changed: the next reply creates a fresh backend."""
         self._backend = None
 
-    def say(self, parts: Sequence[SpokenPart]) -> None:
-        """Speak ``parts`` in order (stopping any speech in progress)."""
+    def say(self, parts: Sequence[SpokenPart], factor: float = 1.0) -> None:
+        """Speak ``parts`` in order (stopping any speech in progress); ``factor`` multiplies
+        their speed (her mood)."""
+        self.begin()
+        self.add(parts, factor)
+        self.end()
+
+    def begin(self) -> None:
+        """A reply whose parts come while it streams: stops any speech in progress."""
         self.stop()
         self._reported = False
-        wanted = [part for part in parts if part.text.strip()]
-        if not wanted:
+        self._live = self._open = True
+
+    def add(self, parts: Sequence[SpokenPart], factor: float = 1.0) -> None:
+        """Speak ``parts`` after those added before (ignored after ``end``, ``stop`` or a
+        failure); synthesis starts now, off the GUI thread."""
+        wanted = [(part, factor) for part in parts if part.text.strip()]
+        if not wanted or not self.taking_parts:
             return
         backend = self._get_backend()
-        if backend is None:
+        if backend is None:  # voice off, or its backend failed (reported)
+            self._live = False
             return
-        self._pending = deque(wanted)
-        self._synth_next(backend)
+        self._pending.extend(wanted)
+        if not self._synthesizing:
+            self._synth_next(backend)
+
+    def end(self) -> None:
+        """No more parts come: ``finished`` follows the last clip (at once when all of
+        them have played)."""
+        self._open = False
+        self._advance()
 
     def stop(self) -> None:
-        """Stop speaking now and drop the parts not yet synthesized."""
+        """Stop speaking now and drop the parts not yet played; the reply takes no more."""
         self._generation += 1
+        self._live = self._open = False
         self._pending.clear()
         self._ready.clear()
         self._synthesizing = False
@@ -261,11 +218,11 @@ class VoiceOut(QObject):
             self._synthesizing = False
             self._advance()
             return
-        part = self._pending.popleft()
+        part, factor = self._pending.popleft()
         generation = self._generation
         self._synthesizing = True
         run_in_background(
-            self, lambda: attempt(backend, part),
+            self, lambda: attempt(backend, part, factor),
             lambda clip: self._synthesized(generation, backend, clip),
             lambda error: self._synth_failed(generation, error),
         )
@@ -307,7 +264,8 @@ class VoiceOut(QObject):
             self._advance()
 
     def _advance(self) -> None:
-        """Start the next ready clip when nothing plays; finish when nothing is left."""
+        """Start the next ready clip when nothing plays; finish when nothing is left and no
+        more can come (while a streaming reply is open, wait for its next part)."""
         if self._playback is not None:
             return
         if self._ready:
@@ -318,7 +276,9 @@ class VoiceOut(QObject):
             if not self._speaking:
                 self._speaking = True
                 self.started.emit()
-        elif not self._synthesizing:
+        elif self._synthesizing or (self._live and self._open):
+            self._timer.stop()  # nothing to play until the next part is ready
+        else:
             self._finish()
 
     def _finish(self) -> None:

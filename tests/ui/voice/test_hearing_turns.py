@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 
 from companion_desktop.llm.tts import EspeakBackend
 from tests.ui.chat.test_show_image import vision_chat  # noqa: F401 - fixture
-from tests.ui.scripted_provider import Script
+from tests.ui.scripted_provider import Script, reply_with_block
 from tests.ui.voice.hearing_fixtures import (  # noqa: F401 - fixture
     SAY,
     listen_to_file,
@@ -163,14 +163,18 @@ ROOM_GAIN, ROOM_DELAY_S = 0.6, 0.04  # her voice reaches the microphone quieter 
 
 def in_the_room(desktop, source) -> None:  # noqa: ANN001
     """Every clip she plays is heard by the (file-backed) microphone too (no headphones),
-    and when her voice is cut off, the rest of her clip is no longer heard."""
+    and when her voice is cut off, the rest of her clip is no longer heard. The speakers
+    play her clips one after the other: when the (timer-driven) microphone runs behind
+    the wall clock, the next clip still follows the last one in the room."""
     from companion_desktop.ui.voice.hearing_desktop import clip_samples
 
     playing: dict = {}
 
     def started(audio, _text: str = "") -> None:  # noqa: ANN001
-        playing.update(samples=clip_samples(audio), at=source.played)
-        source.mix(playing["samples"], ROOM_DELAY_S, ROOM_GAIN)
+        samples = clip_samples(audio)
+        at = max(source.played, playing.get("end", 0))
+        playing.update(samples=samples, at=at, end=at + samples.size)
+        source.mix(samples, ROOM_DELAY_S + (at - source.played) / 16000, ROOM_GAIN)
 
     def cut_off() -> None:
         if playing and not desktop.voice.speaking:  # barge-in stopped her just now
@@ -185,7 +189,11 @@ def in_the_room(desktop, source) -> None:  # noqa: ANN001
 
 @pytest.mark.gl
 @pytest.mark.skipif(not EspeakBackend().available(), reason="espeak-ng is not installed")
-def test_her_own_voice_makes_no_turn(qtbot, desktop, server, service, model_cache):
+@pytest.mark.parametrize("reply", [
+    spoken_reply(),  # one speak() call: said a sentence at a time
+    reply_with_block("Oh, hello there! I missed you today. How was your long walk?"),
+], ids=["speak", "plain sentences streamed"])
+def test_her_own_voice_makes_no_turn(qtbot, desktop, server, service, model_cache, reply):
     voice_on(service)
     desktop.settings_applied()
     source = hands_free(desktop.chat, model_cache, speed=1.0)
@@ -195,7 +203,7 @@ def test_her_own_voice_makes_no_turn(qtbot, desktop, server, service, model_cach
     desktop.chat.hearing.speech_started.connect(lambda: started.append(True))
     overlay = desktop.overlay
     assert overlay.mic_button.isVisible() and overlay.bubble.phase.text() == "Listening…"
-    server.scripts.append(Script(spoken_reply(), delay=0.01))
+    server.scripts.append(Script(reply, delay=0.05))
     assert desktop.send("hi!")
     qtbot.waitUntil(lambda: desktop.voice.speaking, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not desktop.voice.speaking, timeout=WAIT_MS)

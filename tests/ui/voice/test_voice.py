@@ -10,7 +10,7 @@ import pytest
 from companion_desktop.avatar.lipsync import VISEMES, mouth_track
 from companion_desktop.engine.speech import SpokenPart
 from companion_desktop.llm.tts import EspeakBackend, VoiceOptions
-from companion_desktop.ui.voice.output import MOUTH_FPS, BoundVoice, VoiceOut
+from companion_desktop.ui.voice.output import MOUTH_FPS, BoundVoice, VoiceOut, render_part
 
 pytestmark = [
     pytest.mark.qt,
@@ -188,3 +188,60 @@ def test_bound_voice_applies_the_chosen_voice_and_speed():
     assert slow.duration > fast.duration * 1.8
     part = BoundVoice(EspeakBackend(), "en", 1.6).synthesize(HELLO, options=VoiceOptions(0.5))
     assert part.duration > fast.duration * 1.3  # the part's own rate multiplies the setting
+
+
+def test_a_streaming_reply_plays_parts_as_they_come_and_finishes_after_its_end(
+        qtbot, make_voice):
+    clock = ManualClock()
+    voice = make_voice(espeak, clock=clock)
+    events = record(voice)
+    voice.begin()
+    assert voice.taking_parts and not voice.busy and not voice.speaking
+    with qtbot.waitSignal(voice.started, timeout=10_000):
+        voice.add([SpokenPart("Hi there.")])
+    clock.now += EspeakBackend().synthesize("Hi there.", "en").duration + 0.01
+    qtbot.waitUntil(lambda: not voice.busy, timeout=2_000)
+    qtbot.wait(50)  # the clip is over, but more may come: she waits, still speaking
+    assert events == ["started"] and voice.speaking and voice.mouth() is None
+    with qtbot.waitSignal(voice.clip_started, timeout=10_000):
+        voice.add([SpokenPart("And more.")])
+    assert events == ["started"]  # one reply: one started
+    voice.end()
+    assert voice.speaking and not voice.taking_parts
+    with qtbot.waitSignal(voice.finished, timeout=2_000):
+        clock.now += 60
+    voice.add([SpokenPart("Too late.")])  # after its end: not said
+    qtbot.wait(200)
+    assert events == ["started", "finished"] and not voice.busy
+
+
+def test_stop_drops_the_queue_and_the_rest_of_a_streaming_reply(qtbot, make_voice):
+    clock = ManualClock()
+    voice = make_voice(espeak, clock=clock)
+    events = record(voice)
+    said: list[str] = []
+    voice.clip_started.connect(lambda _audio, text: said.append(text))
+    voice.begin()
+    with qtbot.waitSignal(voice.started, timeout=10_000):
+        voice.add([SpokenPart("One."), SpokenPart("Two."), SpokenPart("Three.")])
+    voice.stop()
+    voice.add([SpokenPart("Four.")])
+    voice.end()
+    clock.now += 60
+    qtbot.wait(300)
+    assert said == ["One."] and events == ["started", "finished"] and not voice.busy
+
+
+def test_a_speed_factor_multiplies_the_setting_and_the_part_clamped_once():
+    bound = espeak(rate=1.0)
+    fast = render_part(bound, SpokenPart(HELLO), 1.1).audio.duration
+    slow = render_part(bound, SpokenPart(HELLO), 0.9).audio.duration
+    assert slow > fast * 1.15
+    # 2.0 (the part) x 0.8 (the setting) x 1.1 (her mood) = 1.76: clamped once, at the end
+    clip = render_part(espeak(rate=0.8), SpokenPart(HELLO, rate=2.0), 1.1)
+    alone = EspeakBackend().synthesize(HELLO, "en", VoiceOptions(1.76))
+    assert clip.audio.duration == pytest.approx(alone.duration, abs=0.02)
+    # a backend without settings takes the factor in its options
+    bare = render_part(EspeakBackend(), SpokenPart(HELLO), 1.1).audio.duration
+    assert bare == pytest.approx(
+        EspeakBackend().synthesize(HELLO, None, VoiceOptions(1.1)).duration, abs=0.02)
