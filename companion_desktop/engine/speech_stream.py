@@ -327,3 +327,24 @@ def _find(words: list[str], run: list[str]) -> int:
         if words[at:at + len(run)] == run:
             return at
     return -1
+
+
+#: Where a reply's first sentence may be cut so her voice starts sooner: after a comma,
+#: semicolon, colon or dash that follows a word and comes before at least two more words.
+_CLAUSE = re.compile(r"(?<=[^\W_])[,;:]\s+|\s+[—–]\s+")
+
+
+def lead_clause(parts: Sequence[SpokenPart]) -> list[SpokenPart]:
+    """``parts`` with the first one cut after its first clause ("Oh," then "that sounds
+    lovely!"): a voice that takes about as long to synthesize as to speak starts with the
+    short clause while it makes the rest. The words, their order and each piece's rate
+    and pitch stay; a first part with no such clause stays whole."""
+    if not parts:
+        return []
+    first, rest = parts[0], list(parts[1:])
+    for match in _CLAUSE.finditer(first.text):
+        head, tail = first.text[:match.end()].rstrip(), first.text[match.end():].lstrip()
+        if len(words_of(tail)) >= 2 and words_of(head):
+            return [SpokenPart(head, first.rate, first.pitch),
+                    SpokenPart(tail, first.rate, first.pitch), *rest]
+    return [first, *rest]

@@ -271,3 +271,21 @@ def test_a_long_reply_costs_linear_work(monkeypatch):
         assert spoken_words(stream.said) == final_words(reply)
         assert seen["chars"] < 20 * len(reply), seen
         seen["chars"] = 0
+
+
+def test_the_first_clause_leads_and_every_word_stays():
+    from companion_desktop.engine.speech_stream import lead_clause
+
+    def texts(*parts: str) -> list[str]:
+        return [p.text for p in lead_clause([SpokenPart(t) for t in parts])]
+
+    assert texts("Oh, that sounds lovely!", "Tell me more.") == [
+        "Oh,", "that sounds lovely!", "Tell me more."]
+    assert texts("Note: bring an umbrella.") == ["Note:", "bring an umbrella."]
+    assert texts("Yes — I think so.") == ["Yes —", "I think so."]
+    assert texts("Welcome back!") == ["Welcome back!"]  # no clause: whole
+    assert texts("Well, hi.") == ["Well, hi."]  # one word after it: whole
+    assert texts("3,000 people came.") == ["3,000 people came."]  # a number, not a clause
+    assert lead_clause([]) == []
+    slow = lead_clause([SpokenPart("So, here we go again.", rate=0.8, pitch=1.2)])
+    assert [(p.rate, p.pitch) for p in slow] == [(0.8, 1.2), (0.8, 1.2)]

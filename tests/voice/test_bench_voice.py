@@ -30,13 +30,13 @@ def test_the_voice_bench_reports_hearing_and_first_audio_figures():
             assert re.search(f"end of speech to text, {label} .*{mode}.*: {figures}", text), text
     assert re.search(f"2 s utterances, language detected, 1 runs: {figures} .*en x1", text), text
     assert re.search(f"end of speech to her first audio .*: {figures}", text), text
-    assert re.search(r"espeak-ng \(robot voice\): \d+\.\d\d CPU s and \d+\.\d\d wall s per "
+    assert re.search(r"espeak-ng \(robot voice\): \d+\.\d+ CPU s and \d+\.\d+ wall s per "
                      r"second of speech .* MB resident after; heard back by Whisper: \d+ word "
                      r"errors in \d+", text), text
     from companion_desktop.llm.neural_voice import kokoro_missing
 
     if kokoro_missing() is None:
-        assert re.search(r"natural voice kokoro:jf_gongitsune \(her default\): \d+\.\d\d CPU "
+        assert re.search(r"natural voice kokoro:jf_gongitsune \(her default\): \d+\.\d+ CPU "
                          r"s", text), text
         assert re.search(f"natural voice \\(her default\\): first sentence written to its "
                          f"audio {figures}", text), text

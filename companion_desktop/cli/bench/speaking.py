@@ -11,9 +11,10 @@ well it is understood. Figures only, never pass/fail.
 - First audio while a reply streams: a reply of :data:`REPLIES` arrives a token (four
   characters) every 0.1 s, like a CPU model writing 10 tokens a second; the app's speech
   stream (``engine.speech_stream``) hands over each finished sentence and a worker thread
-  synthesizes it, as her voice does. Timed from the token that ends the first sentence
-  (and from the moment the stream hands it over, one token later) to that sentence's
-  audio being ready to play: p50/p95 over the replies, per backend.
+  synthesizes it, as her voice does (the first clause first: ``lead_clause``). Timed from
+  the token that ends the first sentence (and from the moment the stream hands it over,
+  one token later) to the audio of its first clause being ready to play: p50/p95 over
+  the replies, per backend.
 
 Reproduce: ``companion-desktop bench --only voice``.
 """
@@ -107,8 +108,8 @@ class Spoken:
             return f"    {self.name}: failed: {self.failed}"
         heard = ("" if self.errors is None else f"; heard back by Whisper: {self.errors} word "
                  f"errors in {self.total_words} ({100 * self.errors / self.total_words:.1f}%)")
-        return (f"    {self.name}: {self.cpu_s / self.audio_s:.2f} CPU s and "
-                f"{self.wall_s / self.audio_s:.2f} wall s per second of speech "
+        return (f"    {self.name}: {self.cpu_s / self.audio_s:.3f} CPU s and "
+                f"{self.wall_s / self.audio_s:.3f} wall s per second of speech "
                 f"({self.audio_s:.0f} s of audio), {self.rss_mb:.0f} MB resident after{heard}")
 
 
@@ -161,9 +162,9 @@ def first_audio(reply: str, backend: Any, voice: str | None) -> tuple[float, flo
     handing it over) to its audio, for ``reply`` streamed as the module says."""
     import threading
 
-    from companion_desktop.engine.speech_stream import SpeechStream
+    from companion_desktop.engine.speech_stream import SpeechStream, lead_clause
 
-    stream, ready = SpeechStream(), threading.Event()
+    stream, ready = SpeechStream(), _Ready()
     ended_at = handed_at = 0.0
     first_end = min(i for i in (reply.find(m) for m in ".!?") if i >= 0)
     worker: threading.Thread | None = None
@@ -174,20 +175,25 @@ def first_audio(reply: str, backend: Any, voice: str | None) -> tuple[float, flo
         parts = stream.feed(reply[:start + TOKEN_CHARS])
         if parts and worker is None:
             handed_at = time.perf_counter()
-            worker = threading.Thread(target=_speak_then, args=(backend, parts[0].text,
-                                                                voice, ready))
+            first = lead_clause(parts)[0].text  # as her voice starts a reply
+            worker = threading.Thread(target=_speak_then, args=(backend, first, voice, ready))
             worker.start()
     if worker is None:
         raise RuntimeError("the stream handed over no sentence")
-    ready.wait(120)
-    done = time.perf_counter()
-    worker.join()
+    worker.join(120)
+    done = ready.at  # when the worker had the audio (the stream went on meanwhile)
     return done - ended_at, done - handed_at
 
 
-def _speak_then(backend: Any, text: str, voice: str | None, ready: Any) -> None:
+class _Ready:
+    """When a worker's audio was ready (``time.perf_counter()``)."""
+
+    at = 0.0
+
+
+def _speak_then(backend: Any, text: str, voice: str | None, ready: _Ready) -> None:
     backend.synthesize(text, voice)
-    ready.set()
+    ready.at = time.perf_counter()
 
 
 def _first_audio_line(name: str, backend: Any, voice: str | None,

@@ -35,6 +35,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from companion_desktop.avatar.lipsync import mouth_track
 from companion_desktop.engine.speech import SpokenPart
+from companion_desktop.engine.speech_stream import lead_clause
 from companion_desktop.llm.tts import SpeechAudio, TtsError, Voice, VoiceOptions, create_tts
 from companion_desktop.ui.background import run_in_background
 from companion_desktop.ui.voice.playback import Clip, Playback, has_audio_output
@@ -129,6 +130,7 @@ class VoiceOut(QObject):
         self._speaking = False
         self._reported = False
         self._live = False  # a reply takes parts (from begin until end, stop or failure)
+        self._leading = False  # the next part added is the reply's first
         self._open = False  # more parts may come (from begin until end)
         self._timer = QTimer(self, interval=TICK_MS, timeout=self._tick)
 
@@ -163,13 +165,17 @@ class VoiceOut(QObject):
         self.stop()
         self._reported = False
         self._live = self._open = True
+        self._leading = True  # the reply's first part is cut after its first clause
 
     def add(self, parts: Sequence[SpokenPart], factor: float = 1.0) -> None:
         """Speak ``parts`` after those added before (ignored after ``end``, ``stop`` or a
         failure); synthesis starts now, off the GUI thread."""
-        wanted = [(part, factor) for part in parts if part.text.strip()]
-        if not wanted or not self.taking_parts:
+        kept = [part for part in parts if part.text.strip()]
+        if not kept or not self.taking_parts:
             return
+        if self._leading:  # her voice starts with a short clause while it makes the rest
+            kept, self._leading = lead_clause(kept), False
+        wanted = [(part, factor) for part in kept]
         backend = self._get_backend()
         if backend is None:  # voice off, or its backend failed (reported)
             self._live = False

@@ -86,12 +86,13 @@ def test_speaks_parts_back_to_back_in_about_their_duration(qtbot, make_voice):
 def test_mouth_follows_the_heard_position(qtbot, make_voice):
     clock = ManualClock()
     backend = espeak()
-    audio = backend.synthesize(HELLO, None, VoiceOptions())
+    text = "It is so lovely to see you again today."  # one clause: one clip
+    audio = backend.synthesize(text, None, VoiceOptions())
     track = mouth_track(audio.pcm, audio.sample_rate, fps=MOUTH_FPS)
     voice = make_voice(lambda: backend, clock=clock)
     assert voice.mouth() is None
     with qtbot.waitSignal(voice.started, timeout=10_000):
-        voice.say([SpokenPart(HELLO)])
+        voice.say([SpokenPart(text)])
     start = clock.now
     seen = []
     for t in (0.05, 0.3, 0.62, 1.0, 1.37, audio.duration - 0.2):
@@ -130,9 +131,9 @@ def test_a_new_reply_replaces_the_one_being_spoken(qtbot, make_voice):
     with qtbot.waitSignal(voice.started, timeout=10_000):
         voice.say([SpokenPart(HELLO)])
     with qtbot.waitSignal(voice.started, timeout=10_000):
-        voice.say([SpokenPart("Oh, a new question!")])
+        voice.say([SpokenPart("A new question for you!")])
     assert events == ["started", "finished", "started"]
-    short = EspeakBackend().synthesize("Oh, a new question!", "en").duration
+    short = EspeakBackend().synthesize("A new question for you!", "en").duration
     with qtbot.waitSignal(voice.finished, timeout=2_000):
         clock.now += short + 0.01
     assert events == ["started", "finished", "started", "finished"]
@@ -245,3 +246,14 @@ def test_a_speed_factor_multiplies_the_setting_and_the_part_clamped_once():
     bare = render_part(EspeakBackend(), SpokenPart(HELLO), 1.1).audio.duration
     assert bare == pytest.approx(
         EspeakBackend().synthesize(HELLO, None, VoiceOptions(1.1)).duration, abs=0.02)
+
+
+def test_a_reply_starts_with_its_first_clause(qtbot, make_voice):
+    """Her first clip is the reply's first clause (a slow voice starts sooner), then the
+    rest of that sentence and the other parts, every word once, in order."""
+    voice = make_voice(espeak)
+    heard: list[str] = []
+    voice.clip_started.connect(lambda _audio, words: heard.append(words))
+    with qtbot.waitSignal(voice.finished, timeout=20_000):
+        voice.say([SpokenPart(HELLO), SpokenPart(SECOND)])
+    assert heard == ["Hello there,", "it is lovely to see you again today.", SECOND]
