@@ -15,6 +15,11 @@ well it is understood. Figures only, never pass/fail.
   the token that ends the first sentence (and from the moment the stream hands it over,
   one token later) to the audio of its first clause being ready to play: p50/p95 over
   the replies, per backend.
+- While she speaks, in the app: the real app (chat window and overlay with Hana, as
+  ``bench --only cost`` starts it) with her natural voice on and a reminder due half a
+  minute after launch, which a model server on 127.0.0.1 answers with a few sentences she
+  then says aloud. Its CPU (% of one core, all threads), pictures a second and largest
+  on-screen step between pictures over 8 s idle, then over 8 s while she speaks.
 
 Reproduce: ``companion-desktop bench --only voice``.
 """
@@ -26,6 +31,7 @@ import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +243,99 @@ def bench_speaking(report: Callable[[str], None], whisper: Any, data_dir: Path,
         report(_first_audio_line("natural voice (her default)", neural, DEFAULT_VOICE, replies))
     finally:
         neural.close()
+    if count is None:
+        bench_speaking_app(report)
+
+
+#: What the model server answers her reminder with (she says it aloud).
+SPOKEN_REPLY = ("Hey, it's time to stretch! You've been sitting for a long while, so stand "
+                "up and roll your shoulders. Maybe walk to the window and look outside for a "
+                "minute. Your eyes will thank you, and so will your back. I'll be right here "
+                "when you come back!\n```json\n{\"mood_change\": {\"emotion\": \"happy\", "
+                "\"intensity_delta\": 2}, \"new_memory\": null, \"expression\": null}\n```")
+WINDOW_S = 8.0
+
+
+def bench_speaking_app(report: Callable[[str], None]) -> None:
+    """The app's CPU and pictures idle, then while she speaks (see the module)."""
+    import os
+    import tempfile
+
+    from companion_desktop.cli.bench.app_process import ReplyServer, RunningApp, cpu_seconds
+    from companion_desktop.llm.neural_voice import kokoro_files, kokoro_missing
+
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        report("  while she speaks: skipped (no display; `scripts/run.sh bench --only voice` "
+               "starts a virtual one)")
+        return
+    if kokoro_missing():
+        report(f"  while she speaks: skipped ({kokoro_missing()})")
+        return
+    server = ReplyServer(SPOKEN_REPLY)
+    with tempfile.TemporaryDirectory(prefix="companion-bench-") as folder:
+        data = Path(folder) / "data"
+        due = datetime.now().astimezone() + timedelta(seconds=20)
+        _prepare(data, server.url, due)
+        kokoro_files.model_file(data / "cache")  # joined before: not in the figures
+        app = RunningApp(Path(folder))
+        try:
+            if app.wait_shown() is None:
+                report(f"  while she speaks: the app did not show ({app.tail()})")
+                return
+            time.sleep(max(0.0, 6.0 - (time.time() - app.launched)))
+            idle = _window(app, cpu_seconds)
+            deadline = time.monotonic() + 60
+            while not _answered(data) and time.monotonic() < deadline and app.alive:
+                time.sleep(0.1)
+            if not _answered(data):
+                report(f"  while she speaks: her reminder was not answered ({app.tail()})")
+                return
+            time.sleep(1.5)  # her first clip is made
+            talking = _window(app, cpu_seconds)
+            report(f"  the app idle, {WINDOW_S:.0f} s: {idle}")
+            report(f"  the app while she speaks (her natural voice), {WINDOW_S:.0f} s: {talking}")
+        except OSError:
+            report(f"  while she speaks: the app exited ({app.proc.poll()}): {app.tail()}")
+        finally:
+            app.stop()
+            server.close()
+
+
+def _prepare(data: Path, url: str, due: datetime) -> None:
+    from companion_desktop.storage.db import Database
+    from companion_desktop.storage.reminders import add_reminder
+    from companion_desktop.storage.settings import LlmSettings, VoiceSettings, save_settings
+
+    with Database.open(data) as db, db.session() as session:
+        save_settings(session, LlmSettings(provider="openai-compatible", base_url=url,
+                                           model="bench"))
+        save_settings(session, VoiceSettings(enabled=True, backend="neural"))
+        add_reminder(session, due, "stretch", due - timedelta(minutes=1), None)
+
+
+def _answered(data: Path) -> bool:
+    import sqlite3
+
+    try:
+        with sqlite3.connect(data / "companion.sqlite3", timeout=1) as db:
+            row = db.execute("SELECT COUNT(*) FROM conversation_turns WHERE role = "
+                             "'assistant'").fetchone()
+    except sqlite3.Error:
+        return False
+    return bool(row and row[0])
+
+
+def _window(app: Any, cpu_seconds: Callable[[int], float]) -> str:
+    """The app's CPU share, pictures a second and largest step over :data:`WINDOW_S`."""
+    wall0, cpu0 = time.time(), cpu_seconds(app.proc.pid)
+    time.sleep(WINDOW_S)
+    wall1, cpu1 = time.time(), cpu_seconds(app.proc.pid)
+    time.sleep(1.2)  # the frame report that closes the window
+    stats = app.stats()
+    fps = stats.distinct_fps(wall0 - 0.6, wall1 + 1.2)
+    motion = stats.motion(wall0 - 0.6, wall1 + 1.2)
+    share = 100 * (cpu1 - cpu0) / (wall1 - wall0)
+    pictures = "no frame figures" if fps is None else f"{fps:.1f} pictures/s"
+    step = "" if motion is None else (f", motion updated {motion[0]:.1f} times/s, largest "
+                                      f"step between pictures {motion[1]:.2f} px")
+    return f"{share:.1f}% of one core, all threads; {pictures}{step}"

@@ -14,16 +14,14 @@ Figures only, never pass/fail. Needs the voice extra and espeak-ng; says so othe
 
 from __future__ import annotations
 
-import json
 import statistics
-import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 
+from companion_desktop.cli.bench.app_process import ReplyServer
 from companion_desktop.cli.bench.stats import percentile
 
 SHORT = ("Good morning, how are you?", "What time is it now?", "Tell me a joke please.",
@@ -81,44 +79,11 @@ def _figures(values: list[float]) -> str:
     return f"p50 {statistics.median(values):.2f} s, p95 {percentile(values, 95):.2f} s"
 
 
-class LocalServer:
-    """``handler`` (a BaseHTTPRequestHandler class) serving on 127.0.0.1 in a thread;
-    ``url`` is its API root (``/v1``)."""
-
-    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-class InstantModel(LocalServer):
+class InstantModel(ReplyServer):
     """An OpenAI-compatible chat server on 127.0.0.1 that streams :data:`REPLY` at once."""
 
     def __init__(self) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                try:
-                    for start in range(0, len(REPLY), 8):
-                        delta = {"content": REPLY[start:start + 8]}
-                        chunk = {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
-                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.write(b"data: [DONE]\n\n")
-                    self.wfile.flush()
-                except OSError:  # the bench stops reading after the first sentence
-                    pass
-
-        super().__init__(Handler)
+        super().__init__(REPLY)
 
 
 def first_audio(text: str, provider, tts) -> float:

@@ -2,8 +2,9 @@
 
 :class:`NeuralBackend` speaks with Kokoro's built-in voices, imported Kokoro voice files
 and imported Piper voices, on the CPU. The model loads at the first synthesis (joined
-into ``<data>/cache/kokoro/`` the first time, ``progress`` hearing how it goes); one
-synthesis runs at a time (a lock), so any worker thread may call it. Text is read a
+into ``<data>/cache/kokoro/`` the first time, ``progress`` hearing how it goes); any
+thread may call it, and every load and synthesis runs, one at a time, on the backend's
+own thread at a lower priority (``worker``), so her drawing keeps its pace. Text is read a
 sentence at a time: a sentence with kana or kanji in Japanese (Kokoro only, with the
 optional Japanese reader), any other in ``language`` through espeak-ng's IPA; the
 sentences are joined with a short pause and the silence at either end trimmed.
@@ -27,6 +28,7 @@ from companion_desktop.llm.neural_voice.kokoro import SAMPLE_RATE, KokoroModel
 from companion_desktop.llm.neural_voice.kokoro_phonemes import to_kokoro, token_ids
 from companion_desktop.llm.neural_voice.piper import PiperVoice, parse_config
 from companion_desktop.llm.neural_voice.runtime import DEFAULT_THREADS
+from companion_desktop.llm.neural_voice.worker import SynthesisThread
 from companion_desktop.llm.tts import VoiceOptions, cap_text
 from companion_desktop.llm.wav import SpeechAudio, TtsError
 
@@ -56,6 +58,7 @@ class NeuralBackend:
         self._styles: dict[str, np.ndarray] = {}
         self._japanese = japanese.JapaneseReader()
         self._piper: tuple[str, PiperVoice] | None = None
+        self._thread: SynthesisThread | None = None  # every model call runs there
 
     def available(self) -> bool:
         """True when Kokoro is installed and espeak-ng found (what the default voice needs)."""
@@ -70,6 +73,16 @@ class NeuralBackend:
         """Speak ``text`` (capped like every backend's) with ``voice`` (an id from
         :meth:`voices`; None for :data:`~.catalog.DEFAULT_VOICE`). Empty text gives
         empty audio; 16-bit mono PCM at the voice's rate (Kokoro 24 kHz)."""
+        return self._worker().call(lambda: self._synthesize(text, voice, options))
+
+    def _worker(self) -> SynthesisThread:
+        with self._lock:
+            if self._thread is None:
+                self._thread = SynthesisThread()
+            return self._thread
+
+    def _synthesize(self, text: str, voice: str | None,
+                    options: VoiceOptions | None) -> SpeechAudio:
         options = options or VoiceOptions()
         kind, name = catalog.parse_id(voice or DEFAULT_VOICE)
         text = cap_text(text)
