@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from companion_desktop.llm.base import CancelledError, CancelToken, ConfigError, LlmError
+from companion_desktop.llm.job_thread import JobThread
 from companion_desktop.llm.mind.models import (
     MIND_FOLDER,
     MindModel,
@@ -74,29 +75,10 @@ def serve_command() -> list[str]:
     return [sys.executable, "-m", SERVE_MODULE]
 
 
-class _Launcher(threading.Thread):
-    """Starts processes from a thread made before the app lowered its priority."""
-
-    def __init__(self) -> None:
-        super().__init__(name="mind-launcher", daemon=True)
-        self.jobs: queue.Queue[tuple[Callable[[], Any], queue.Queue[Any]]] = queue.Queue()
-        self.start()
-
-    def run(self) -> None:
-        while True:
-            job, answer = self.jobs.get()
-            try:
-                answer.put((job(), None))
-            except BaseException as error:  # noqa: BLE001 - handed to the caller
-                answer.put((None, error))
-
-    def call(self, job: Callable[[], Any]) -> Any:
-        answer: queue.Queue[Any] = queue.Queue()
-        self.jobs.put((job, answer))
-        result, error = answer.get()
-        if error is not None:
-            raise error
-        return result
+def _launcher() -> JobThread:
+    """The thread that starts her mind's processes (made before the app lowers its
+    priority, so the processes keep the one the app started with)."""
+    return JobThread("mind-launcher")
 
 
 class MindHost:
@@ -121,7 +103,7 @@ class MindHost:
         self._stops = 0  # counts stop() calls: a start begun before one gives up
         self._users = 0
         self._last_used = clock()
-        self._launcher: _Launcher | None = None
+        self._launcher: JobThread | None = None
         self._reaper: threading.Thread | None = None
 
     def configure(self, cache_dir: Path, idle_s: float | None = None) -> None:
@@ -135,7 +117,7 @@ class MindHost:
         """Start the launcher thread now, at the priority the process has now."""
         with self._lock:
             if self._launcher is None:
-                self._launcher = _Launcher()
+                self._launcher = _launcher()
 
     @property
     def running(self) -> Running | None:

@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import threading
-from collections.abc import Callable
-from typing import Any, TypeVar
+
+from companion_desktop.llm.job_thread import JobThread
 
 log = logging.getLogger(__name__)
 
 #: How much nicer (0-19) the synthesis thread is than the thread that starts it.
 LOWER_BY = 5
-T = TypeVar("T")
 
 
 def lower_this_thread(by: int = LOWER_BY) -> bool:
@@ -45,32 +43,14 @@ def lower_this_thread(by: int = LOWER_BY) -> bool:
         return False
 
 
-class SynthesisThread(threading.Thread):
-    """Runs jobs one at a time at the lowered priority; :meth:`call` waits for each."""
+class SynthesisThread(JobThread):
+    """Runs jobs one at a time at the lowered priority (``lowered``: whether it took);
+    :meth:`call` waits for each."""
 
     def __init__(self, lower_by: int = LOWER_BY) -> None:
-        super().__init__(name="voice-synthesis", daemon=True)
         self.lower_by = lower_by
         self.lowered = False
-        self._jobs: queue.Queue[tuple[Callable[[], Any], queue.Queue[Any]]] = queue.Queue()
-        self.start()
+        super().__init__("voice-synthesis", self._lower)
 
-    def run(self) -> None:
+    def _lower(self) -> None:
         self.lowered = lower_this_thread(self.lower_by)
-        while True:
-            job, answer = self._jobs.get()
-            try:
-                answer.put((job(), None))
-            except BaseException as error:  # noqa: BLE001 - handed to the caller
-                answer.put((None, error))
-
-    def call(self, job: Callable[[], T]) -> T:
-        """``job()`` on this thread; its result, or its exception raised here."""
-        if threading.current_thread() is self:
-            return job()
-        answer: queue.Queue[Any] = queue.Queue()
-        self._jobs.put((job, answer))
-        result, error = answer.get()
-        if error is not None:
-            raise error
-        return result
