@@ -159,6 +159,7 @@ def test_her_natural_voice_is_the_default_and_lists_its_voices(page, qtbot):
     labels = [page.voice.itemText(i) for i in range(page.voice.count())]
     assert "Gongitsune (Kokoro) · female · reads en, ja" in labels
     assert page.voice.count() == 5 and page.voice_id() is None  # her default voice
+    assert page.voice.lineEdit().placeholderText() == "her default voice: Gongitsune (Kokoro)"
 
 
 @needs_espeak

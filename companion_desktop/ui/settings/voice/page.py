@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.engine.speech import SpokenPart
 from companion_desktop.llm import keys
+from companion_desktop.llm.neural_voice.catalog import DEFAULT_VOICE
 from companion_desktop.llm.tts import EspeakBackend, Voice, natural_voice_problem
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import (
@@ -48,6 +49,7 @@ BACKENDS = {"neural": "Natural voice (offline)", "espeak": "Robot voice (espeak-
 TRY_LINE = "Hello! This is how I sound when I read my replies to you."
 NO_ESPEAK = ("espeak-ng is not installed, so the offline voice cannot speak. Install the "
              "espeak-ng package, or choose a speech server.")
+DEFAULT_PLACEHOLDER = "default voice (or type a voice id)"
 #: The speed slider runs in hundredths: 50..200 is 0.5x..2.0x.
 SPEED_MIN, SPEED_MAX = 50, 200
 
@@ -167,7 +169,7 @@ class VoicePage(QWidget):
         self.voice = QComboBox(objectName="voiceCombo")
         self.voice.setEditable(True)
         self.voice.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.voice.lineEdit().setPlaceholderText("default voice (or type a voice id)")
+        self.voice.lineEdit().setPlaceholderText(DEFAULT_PLACEHOLDER)
         self.voice.setEditText(self.saved.voice or "")
         self.refresh_button = QPushButton("↻  Refresh", objectName="secondaryButton")
         self.refresh_button.clicked.connect(self.load_voices)
@@ -246,6 +248,7 @@ class VoicePage(QWidget):
         self.voice_files.setVisible(self.backend_id == "neural" and not problem)
         self.held_notice.refresh()  # the row's widgets were all shown
         self.key_field.refresh()
+        self.voice.lineEdit().setPlaceholderText(DEFAULT_PLACEHOLDER)
         if load:
             self.voice.clear()
             same = self.backend_id == self.saved.backend
@@ -281,6 +284,10 @@ class VoicePage(QWidget):
             self.voice.setCurrentIndex(index)
         else:
             self.voice.setEditText(chosen or "")
+        if backend == "neural" and not chosen:  # say which voice "default" is
+            default = next((v for v in voices if v.id == DEFAULT_VOICE), None)
+            if default is not None:
+                self.voice.lineEdit().setPlaceholderText(f"her default voice: {default.name}")
         status(self.voice_status, f"{len(voices)} voices to choose from.", "ok")
 
     def _voices_failed(self, error: Exception) -> None:

@@ -32,7 +32,7 @@ class VoiceFilesRow(QWidget):
         super().__init__(parent)
         self.data_dir = service.db.path.parent
         self._imports = Latest(self)
-        self.add_button = QPushButton("＋  Add a voice file…", objectName="secondaryButton")
+        self.add_button = QPushButton("+  Add a voice file…", objectName="secondaryButton")
         self.add_button.clicked.connect(self.choose)
         line = QHBoxLayout()
         line.setContentsMargins(0, 0, 0, 0)
