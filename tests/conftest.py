@@ -25,6 +25,18 @@ T0 = datetime(2026, 3, 10, 12, 0, tzinfo=LOCAL)
 SHARED_ASSETS = Path(__file__).resolve().parents[2] / "shared" / "assets"
 
 
+@pytest.fixture(autouse=True)
+def _natural_voice_folder_kept() -> Iterator[None]:
+    """Her natural voice's data folder is the app's (a module setting): a test that sets
+    it (Settings > Voice does) leaves no folder of its own behind for the next test."""
+    from companion_desktop.llm.neural_voice import speaking
+
+    saved = speaking.home()
+    yield
+    with speaking._lock:
+        speaking._home = saved
+
+
 @pytest.fixture
 def t0() -> datetime:
     return T0

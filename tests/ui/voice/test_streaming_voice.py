@@ -148,3 +148,32 @@ def test_talking_over_her_drops_what_was_still_to_come(desktop, qtbot, server, s
 def repository_turns(service) -> list:  # noqa: ANN001
     with service.db.read_session() as session:
         return repository.recent_turns(session, 100)
+
+
+def test_her_natural_voice_starts_while_the_reply_streams(desktop, qtbot, server, service,
+                                                           tmp_path_factory):
+    """With her natural voice (Kokoro, the app's default): her first clause plays before
+    the reply is complete, and she says each word of it once."""
+    from companion_desktop.llm.neural_voice import kokoro_files, kokoro_missing, speaking
+
+    if kokoro_missing():
+        pytest.skip(kokoro_missing())
+    data = service.db.path.parent
+    kokoro_files.model_file(data / "cache")  # joined before: the test is about streaming
+    speaking.configure(data)  # as the app does at start
+    voice_on(service)
+    assert load_voice(service).backend == "neural"  # the default
+    desktop.voice.voice.reload()
+    ear = start(desktop, server, qtbot, slow())
+    qtbot.waitUntil(lambda: ear.result is not None, timeout=30000)
+    assert ear.clips and ear.clips[0][0] < ear.done_at
+    assert ear.clips[0][1] == "Oh,"  # the first clause leads
+    qtbot.waitUntil(lambda: not desktop.voice.busy, timeout=30000)
+    final = split_speech(parse_response("".join(reply_with_block(REPLY))).text)[1]
+    assert [w.strip(",.!?").lower() for w in ear.words()] == spoken_words(final)
+    assert all(duration > 0.2 for _, _, duration in ear.clips)  # 24 kHz Kokoro audio, heard
+
+
+def load_voice(service) -> VoiceSettings:  # noqa: ANN001
+    with service.db.read_session() as session:
+        return load_settings(session, VoiceSettings)
