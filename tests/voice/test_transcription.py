@@ -15,7 +15,7 @@ import httpx
 import numpy as np
 import pytest
 
-from companion_desktop.cli.bench.voice import LocalServer
+from companion_desktop.cli.bench.app_process import LocalServer
 from companion_desktop.llm.transcription import RemoteTranscriber
 from companion_desktop.voice.stt import SttError
 from tests.llm.flood_reply import FloodReply
