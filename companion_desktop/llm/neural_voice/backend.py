@@ -75,6 +75,22 @@ class NeuralBackend:
         empty audio; 16-bit mono PCM at the voice's rate (Kokoro 24 kHz)."""
         return self._worker().call(lambda: self._synthesize(text, voice, options))
 
+    def prepare(self, voice: str | None = None) -> None:
+        """Load the model and ``voice`` now (joining the model first where needed), so the
+        first reply is not kept waiting for them; returns when they are loaded. Runs on
+        the synthesis thread like every model call, so a synthesis asked for meanwhile
+        waits for this load instead of starting a second one."""
+        self._worker().call(lambda: self._load(voice))
+
+    def _load(self, voice: str | None) -> None:
+        kind, name = catalog.parse_id(voice or DEFAULT_VOICE)
+        with self._lock:
+            if kind == PIPER:
+                self._piper_voice(name)
+                return
+            self._style(kind, name)
+            self._model()
+
     def _worker(self) -> SynthesisThread:
         with self._lock:
             if self._thread is None:

@@ -100,6 +100,13 @@ class SpeakingVoice:
             return japanese.problem() is None
         return language in KOKORO_READS
 
+    def prepare(self, voice: str | None = None) -> None:
+        """Load what reads text in the voice's usual language (see
+        :meth:`NeuralBackend.prepare`); nothing to load where espeak-ng reads it."""
+        kind, reader = self.reader(self.language, voice)
+        if kind == "neural":
+            self.neural.prepare(reader)
+
     def synthesize(self, text: str, voice: str | None = None,
                    options: VoiceOptions | None = None) -> SpeechAudio:
         """``text`` in its own language (see the module); TtsError as each backend's."""

@@ -74,6 +74,7 @@ class Desktop(QObject):
         self._voiced = False  # her voice speaks this turn's reply (her lips follow it)
         self._mouth = QTimer(self, interval=40, timeout=self._move_mouth)
         self.voice = VoiceLink(service, host, report=self._voice_failed, parent=self)
+        self.voice.voice.prepare()  # with voice output on, her voice loads now, not at a reply
         from companion_desktop.ui.voice import DesktopHearing
 
         self.hearing = DesktopHearing(chat.hearing, self.overlay, self.voice, self)

@@ -131,8 +131,10 @@ class VoiceLink(QObject):
         self.voice.stop()
 
     def reload(self) -> None:
-        """Voice settings changed: the next reply uses the new backend and voice."""
+        """Voice settings changed: the next reply uses the new backend and voice, which
+        loads now when voice output is on."""
         self.voice.reload()
+        self.voice.prepare()
 
     def _on_started(self) -> None:
         if self.host.director is not None:

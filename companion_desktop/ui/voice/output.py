@@ -70,6 +70,13 @@ class BoundVoice:
     def voices(self) -> list[Voice]:
         return list(self.backend.voices())
 
+    def prepare(self) -> None:
+        """Load the backend's model and the chosen voice now, where it has such a thing
+        (her natural voice); returns when loaded."""
+        prepare = getattr(self.backend, "prepare", None)
+        if prepare is not None:
+            prepare(self.voice)
+
     def synthesize(self, text: str, voice: str | None = None,
                    options: VoiceOptions | None = None) -> SpeechAudio:
         options = options or VoiceOptions()
@@ -109,6 +116,8 @@ class VoiceOut(QObject):
 
     started = Signal()
     finished = Signal()
+    #: The backend's model and voice are loaded (after :meth:`prepare`).
+    prepared = Signal()
     failed = Signal(str)
     #: The SpeechAudio now playing and its words (her hearing removes it, and drops an
     #: utterance made of those words).
@@ -133,6 +142,7 @@ class VoiceOut(QObject):
         self._leading = False  # the next part added is the reply's first
         self._open = False  # more parts may come (from begin until end)
         self._timer = QTimer(self, interval=TICK_MS, timeout=self._tick)
+        self.ready = False  # the backend's model is loaded (see prepare)
 
     @property
     def speaking(self) -> bool:
@@ -152,6 +162,35 @@ class VoiceOut(QObject):
     def reload(self) -> None:
         """The voice settings changed: the next reply creates a fresh backend."""
         self._backend = None
+        self.ready = False
+
+    def prepare(self) -> None:
+        """With voice output on, load its model and voice now, off the GUI thread (her
+        natural voice takes seconds to load; her first reply should not wait for that);
+        ``prepared`` fires when done. A failure is logged, never shown: the first reply
+        that needs the voice reports it."""
+        backend = self._get_backend() if self._factory_allows() else None
+        if backend is None or not hasattr(backend, "prepare"):
+            return
+
+        def loaded(_: object) -> None:
+            if self._backend is backend:
+                self.ready = True
+                self.prepared.emit()
+
+        run_in_background(self, backend.prepare, loaded,
+                          lambda error: log.info("her voice did not load ahead: %s", error))
+
+    def _factory_allows(self) -> bool:
+        """True unless the backend could not be made (no error shown for a preparation)."""
+        if self._backend is not None:
+            return True
+        try:
+            self._backend = self._factory()
+        except Exception as error:  # noqa: BLE001 - the first reply reports it
+            log.info("her voice is not ready: %s", error)
+            return False
+        return self._backend is not None
 
     def say(self, parts: Sequence[SpokenPart], factor: float = 1.0) -> None:
         """Speak ``parts`` in order (stopping any speech in progress); ``factor`` multiplies

@@ -162,3 +162,16 @@ def test_a_japanese_setting_never_reads_latin_text_with_japanese_phonemes(tmp_pa
     monkeypatch.setattr(backend.phonemizer, "sentence_ipa",
                         lambda s, v: asked.append(v) or reader(s, v))
     assert backend._sentence_ids("Hello there.") and asked == ["en-us"]
+
+
+def test_prepare_loads_the_model_and_voice_so_the_first_reply_does_not_wait(neural_data):
+    backend = NeuralBackend(neural_data["data_dir"])
+    assert backend._kokoro is None  # nothing loads when the backend is made
+    backend.prepare("kokoro:jm_kumo")
+    assert backend._kokoro is not None and "kokoro:jm_kumo" in backend._styles
+    model = backend._kokoro
+    assert backend.synthesize("Hello.", "kokoro:jm_kumo").duration > 0.2
+    assert backend._kokoro is model  # the first synthesis used what was loaded
+    with pytest.raises(TtsError, match="no built-in voice"):
+        backend.prepare("kokoro:nobody")
+    backend.close()

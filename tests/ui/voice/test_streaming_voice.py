@@ -163,7 +163,10 @@ def test_her_natural_voice_starts_while_the_reply_streams(desktop, qtbot, server
     speaking.configure(data)  # as the app does at start
     voice_on(service)
     assert load_voice(service).backend == "neural"  # the default
-    desktop.voice.voice.reload()
+    voice = desktop.voice.voice
+    with qtbot.waitSignal(voice.prepared, timeout=60000):  # as when voice output is turned on
+        desktop.settings_applied()
+    assert voice.ready
     ear = start(desktop, server, qtbot, slow())
     qtbot.waitUntil(lambda: ear.result is not None, timeout=30000)
     assert ear.clips and ear.clips[0][0] < ear.done_at

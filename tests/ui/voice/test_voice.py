@@ -257,3 +257,54 @@ def test_a_reply_starts_with_its_first_clause(qtbot, make_voice):
     with qtbot.waitSignal(voice.finished, timeout=20_000):
         voice.say([SpokenPart(HELLO), SpokenPart(SECOND)])
     assert heard == ["Hello there,", "it is lovely to see you again today.", SECOND]
+
+
+class LoadingEspeak(EspeakBackend):
+    """espeak-ng with a model to load first, as her natural voice has (0.3 s here)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loaded_on: list[str] = []
+
+    def prepare(self, voice: str | None = None) -> None:
+        import threading
+
+        time.sleep(0.3)
+        self.loaded_on.append(f"{threading.current_thread().name}:{voice}")
+
+
+def test_prepare_loads_her_voice_off_the_gui_thread_once_it_is_on(qtbot, make_voice):
+    import threading
+
+    backend = LoadingEspeak()
+    voice_on = {"on": False}
+    voice = make_voice(lambda: BoundVoice(backend, "en") if voice_on["on"] else None)
+    events = record(voice)
+    voice.prepare()  # voice output off: nothing loads, nothing is said
+    qtbot.wait(400)
+    assert backend.loaded_on == [] and not voice.ready
+    voice_on["on"] = True
+    began = time.monotonic()
+    with qtbot.waitSignal(voice.prepared, timeout=5000):
+        voice.prepare()
+        assert time.monotonic() - began < 0.2  # the window never waits for the load
+    assert voice.ready and len(backend.loaded_on) == 1
+    assert not backend.loaded_on[0].startswith(threading.current_thread().name)
+    assert backend.loaded_on[0].endswith(":en")  # the chosen voice
+    voice.reload()  # settings changed: a fresh backend, loaded again
+    assert not voice.ready
+    assert events == []  # preparing says nothing and reports nothing
+
+
+def test_a_voice_that_cannot_be_made_is_not_reported_before_a_reply_needs_it(
+        qtbot, make_voice):
+    def broken():  # noqa: ANN202
+        raise RuntimeError("no such backend")
+
+    voice = make_voice(broken)
+    events = record(voice)
+    voice.prepare()
+    qtbot.wait(100)
+    assert events == [] and not voice.ready
+    voice.say([SpokenPart(SECOND)])  # the reply that needs it says why
+    assert events == ["failed: Her voice failed (RuntimeError); the reply is shown as text."]
