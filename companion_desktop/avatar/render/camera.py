@@ -138,3 +138,34 @@ def frame_camera(model: VrmModel, frame: Frame, shot: Shot = "upper", aspect: fl
     if box is None:
         box = bounding_box(points)
     return fit_box(box[0], box[1], aspect, fov_y, margin)
+
+
+def view_within(outer: Camera, outer_size: tuple[int, int], inner: Camera,
+                inner_size: tuple[int, int]) -> tuple[float, float, float, float] | None:
+    """Where the picture ``inner`` would take of ``inner_size`` pixels lies in the picture
+    ``outer`` takes of ``outer_size``: (x, y, width, height) in ``outer``'s pixels, when the
+    two cameras look the same way (framing cameras do) and the rectangle lies inside
+    ``outer``'s picture; else None. Taken at the depth ``inner`` looks at, so a crop of
+    ``outer``'s picture shows what ``inner`` would (up to the parallax of depths in front
+    of and behind that plane: a few pixels for an avatar framed whole and from the hips)."""
+    forward_in = _vec(inner.target) - _vec(inner.eye)
+    forward_out = _vec(outer.target) - _vec(outer.eye)
+    forward_in /= max(float(np.linalg.norm(forward_in)), 1e-12)
+    forward_out /= max(float(np.linalg.norm(forward_out)), 1e-12)
+    if float(forward_in @ forward_out) < 0.9999 or float(_vec(inner.up) @ _vec(outer.up)) < 0.9999:
+        return None
+    inner_view = inner.view_matrix()
+    right, up = inner_view[0, :3], inner_view[1, :3]
+    distance = float(np.linalg.norm(_vec(inner.target) - _vec(inner.eye)))
+    half_h = distance * math.tan(math.radians(inner.fov_y) / 2.0)
+    half_w = half_h * inner_size[0] / max(1, inner_size[1])
+    centre = _vec(inner.target)
+    corners = np.stack([centre - right * half_w + up * half_h,
+                        centre + right * half_w - up * half_h])
+    (x0, y0), (x1, y1) = outer.project(corners, *outer_size)
+    rect = (float(x0), float(y0), float(x1 - x0), float(y1 - y0))
+    slack = 0.5  # pixels: rounding of the framing
+    if (rect[2] <= 0 or rect[3] <= 0 or x0 < -slack or y0 < -slack
+            or x1 > outer_size[0] + slack or y1 > outer_size[1] + slack):
+        return None
+    return rect

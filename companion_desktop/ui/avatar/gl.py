@@ -85,10 +85,12 @@ class AvatarGL:
         self._targets: dict[object, object] = {}
         self._model = None
         self.renderer_name = _gl_renderer()
+        self.drawn = 0  # pictures rendered (a view showing a crop of another's adds none)
 
     def picture(self, key: object, model, frame, camera, width: int, height: int,  # noqa: ANN001
-                background=None) -> np.ndarray:  # noqa: ANN001
-        """Premultiplied BGRA pixels (height, width, 4), top row first."""
+                background=None, same_frame: bool = False) -> np.ndarray:  # noqa: ANN001
+        """Premultiplied BGRA pixels (height, width, 4), top row first. ``same_frame``:
+        ``frame`` was just drawn for another view (its skinning is reused)."""
         from companion_desktop.avatar.render.target import RenderTarget, read_bgra
 
         self.context.make_current()
@@ -99,8 +101,9 @@ class AvatarGL:
                 target.release()
             target = self._targets[key] = RenderTarget(width, height, self.samples)
         self.renderer.draw(frame, camera, width, height, target.draw_fbo,
-                           background=background, flip_y=True)
+                           background=background, flip_y=True, same_frame=same_frame)
         target.resolve()
+        self.drawn += 1
         return read_bgra(target.resolve_fbo, width, height)
 
     def prepare(self, model, stop: Callable[[], bool] | None = None) -> bool:  # noqa: ANN001

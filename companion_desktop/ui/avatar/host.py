@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 
+from companion_desktop.avatar.render.camera import view_within
 from companion_desktop.avatar.render.change import PictureGate
 from companion_desktop.avatar.vrm.frame import Frame, rest_frame
 from companion_desktop.avatar.vrm.loader import AvatarLoadError, load_model
@@ -47,6 +48,11 @@ log = logging.getLogger(__name__)
 IDLE_FPS = 24  # frames a second while she only breathes, blinks and idles
 ACTIVE_HOLD_S = 2.5  # full frame rate this long after the last activity
 HIDDEN_POLL_MS = 500  # while every view is attached but unseen: look again this often
+#: A view shows a part of another view's picture when its own framing is at least this
+#: share of its size there. Then it shows her at that picture's scale, never enlarged:
+#: between this and 1 it shows a little more of her (her head where its framing puts it,
+#: more of her below); from 1 up, its own framing, scaled down.
+SHARE_MIN_SCALE = 0.75
 
 
 class _Loader(QThread):
@@ -99,6 +105,9 @@ class AvatarHost(QObject):
         self._active_until = 0.0
         self._draw_s = 0.0  # smoothed seconds a tick spends drawing (averaged over all ticks)
         self.gate = PictureGate()  # draws only frames that change a picture visibly
+        self.share = True  # a view may show a crop of another's picture (see _shares)
+        self._crops: dict[tuple, tuple[float, float, float, float] | None] = {}
+        self._following: set[int] = set()  # ids of views showing another's picture now
         self.timer = QTimer(self)
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self.tick)
@@ -246,10 +255,15 @@ class AvatarHost(QObject):
         self.frame = self.runtime.update(dt)
         changed = force or self.runtime.changed
         self.ticks += 1
-        views = [v for v in showing if v.picture_wanted or (changed and self._moved(v))]
+        shares = self._shares(showing)
+        views = [v for v in showing if v not in shares
+                 and (v.picture_wanted or (changed and self._moved(v)))]
+        for follower, (source, _rect) in shares.items():
+            if follower.picture_wanted and source not in views:
+                views.append(source)  # a follower's first picture: its source draws now
         started = time.perf_counter()
         if views:
-            self._draw(views)
+            self._draw(views, shares)
         # average drawing time per tick (0 for ticks that drew nothing): the duty cycle
         self._draw_s = 0.9 * self._draw_s + 0.1 * (time.perf_counter() - started)
         self._pace(now)
@@ -264,7 +278,46 @@ class AvatarHost(QObject):
         width, height = view.picture_size()
         return self.gate.changed(id(view), self.frame, camera, width, height)
 
-    def _draw(self, views: list[object]) -> None:
+    def _shares(self, showing: list[object]) -> dict:
+        """{follower: (source, crop)}: showing views that show a crop of another showing
+        view's picture instead of a picture of their own. The chat portrait (hips up) is a
+        part of the overlay's whole-body picture, at about the same scale, when both show:
+        one render serves both windows. A view with its own camera (photo mode) or a
+        source with a background never shares; neither does a crop that would be enlarged
+        by more than 1 / SHARE_MIN_SCALE (a small overlay: the portrait draws itself)."""
+        shares: dict = {}
+        if self.share:
+            sources = [v for v in showing if v.shot == "full" and v.background is None
+                       and v.camera_override is None]
+            for view in showing:
+                if view in sources or view.shot != "upper" or view.camera_override is not None:
+                    continue
+                for source in sources:
+                    rect = self._crop(source, view)
+                    if rect is not None:
+                        shares[view] = (source, rect)
+                        break
+        following = {id(v) for v in shares}
+        for view in showing:
+            if id(view) in self._following - following:
+                view.picture_wanted = True  # back to pictures of its own
+        self._following = following
+        return shares
+
+    def _crop(self, source, view) -> tuple[float, float, float, float] | None:  # noqa: ANN001
+        outer, inner = source.render_camera(), view.render_camera()
+        if outer is None or inner is None:
+            return None
+        outer_size, inner_size = source.picture_size(), view.picture_size()
+        key = (id(outer), id(inner), outer_size, inner_size)
+        if key not in self._crops:
+            if len(self._crops) > 16:
+                self._crops.clear()
+            self._crops[key] = _unenlarged(view_within(outer, outer_size, inner, inner_size),
+                                           outer_size, inner_size)
+        return self._crops[key]
+
+    def _draw(self, views: list[object], shares: dict | None = None) -> None:
         if self.gl is None and self.gl_error is None:
             from companion_desktop.ui.avatar.gl import AvatarGL
 
@@ -287,7 +340,7 @@ class AvatarHost(QObject):
             wanted, view.picture_wanted = view.picture_wanted, False
             try:
                 pixels = self.gl.picture(id(view), self.model, self.frame, camera, width, height,
-                                         view.background)
+                                         view.background, same_frame=drew)
             except Exception as error:  # noqa: BLE001 - a driver error must not kill the app
                 log.warning("drawing her failed: %s", error)
                 view.set_picture(None, f"Her 3D view failed: {error}")
@@ -296,6 +349,10 @@ class AvatarHost(QObject):
                 self.gate.changed(id(view), self.frame, camera, width, height)
             self.gate.shown(id(view))
             view.set_picture(pixels)
+            for follower, (source, rect) in (shares or {}).items():
+                if source is view:
+                    follower.picture_wanted = False
+                    follower.set_picture(pixels, crop=rect)
             drew = True
         if drew:
             self.pictures += 1
@@ -314,3 +371,22 @@ class AvatarHost(QObject):
         if self.gl is not None:
             self.gl.release()
             self.gl = None
+
+
+def _unenlarged(rect: tuple[float, float, float, float] | None, outer: tuple[int, int],
+                inner: tuple[int, int]) -> tuple[float, float, float, float] | None:
+    """The part of a picture of size ``outer`` that a view of size ``inner`` shows, given
+    where its own framing lies (``rect``): that framing when it is at least the view's
+    size; when smaller (down to SHARE_MIN_SCALE), a rectangle of the view's size, centred
+    across and starting at the framing's top, moved inside the picture; else None."""
+    if rect is None:
+        return None
+    x, y, width, height = rect
+    if width >= inner[0]:
+        return rect
+    if width < SHARE_MIN_SCALE * inner[0] or inner[0] > outer[0] or inner[1] > outer[1]:
+        return None
+    x = min(max(0, round(x + (width - inner[0]) / 2)), outer[0] - inner[0])
+    y = min(max(0, round(y)), outer[1] - inner[1])  # whole pixels: copied as they are
+    return (float(x), float(y), float(inner[0]), float(inner[1]))
+

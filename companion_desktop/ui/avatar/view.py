@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QCursor, QImage, QPainter, QSurfaceFormat
 from PySide6.QtWidgets import QWidget
 
@@ -52,6 +52,7 @@ class AvatarView(QWidget):
         self._override: Camera | None = None  # photo mode
         self._image: QImage | None = None
         self._pixels: np.ndarray | None = None  # BGRA premultiplied, top row first
+        self._crop: QRectF | None = None  # the part of _pixels shown (another view's picture)
         self.picture_wanted = True
         self.serial = 0  # counts pictures set (the overlay re-shapes itself only on a new one)
         self.keep_pixels = True  # (kept for callers; pictures are always kept now)
@@ -119,10 +120,14 @@ class AvatarView(QWidget):
             self.camera = frame_camera(host.model, host.frame, self.shot, width / height)
         return self._override or self.camera
 
-    def set_picture(self, pixels: np.ndarray | None, error: str | None = None) -> None:
-        """The host's new picture (premultiplied BGRA, top row first), or an error."""
+    def set_picture(self, pixels: np.ndarray | None, error: str | None = None,
+                    crop: tuple[float, float, float, float] | None = None) -> None:
+        """The host's new picture (premultiplied BGRA, top row first), or an error.
+        ``crop`` (x, y, width, height in its pixels): ``pixels`` is another view's picture,
+        and this part of it is what this view shows (scaled smoothly to the view)."""
         self.error = error
         self._pixels = pixels
+        self._crop = QRectF(*crop) if crop is not None and pixels is not None else None
         self.serial += 1
         if pixels is None:
             self._image = None
@@ -130,13 +135,24 @@ class AvatarView(QWidget):
             height, width = pixels.shape[:2]
             self._image = QImage(pixels.data, width, height, width * 4,
                                  QImage.Format.Format_ARGB32_Premultiplied)
-            self._image.setDevicePixelRatio(self.devicePixelRatioF())
+            if self._crop is None:
+                self._image.setDevicePixelRatio(self.devicePixelRatioF())
         self.update()
+
+    @property
+    def shows_crop(self) -> bool:
+        """Its picture is a part of another view's (one render serving both windows)."""
+        return self._crop is not None
 
     def picture(self) -> QImage:
         """A copy of what the view shows now (premultiplied ARGB32), for saving."""
         if self._image is None:
             return QImage()
+        if self._crop is not None:
+            width, height = self.picture_size()
+            return self._image.copy(self._crop.toRect()).scaled(
+                width, height, Qt.AspectRatioMode.IgnoreAspectRatio,
+                Qt.TransformationMode.SmoothTransformation)
         return self._image.copy()
 
     def paintEvent(self, event) -> None:  # noqa: N802, ANN001
@@ -144,7 +160,10 @@ class AvatarView(QWidget):
         if self.background is not None:
             r, g, b, a = self.background
             painter.fillRect(event.rect(), QColor.fromRgbF(r, g, b, a))
-        if self._image is not None:
+        if self._image is not None and self._crop is not None:
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+            painter.drawImage(QRectF(0, 0, self.width(), self.height()), self._image, self._crop)
+        elif self._image is not None:
             painter.drawImage(QRect(0, 0, self.width(), self.height()), self._image)
         elif self.error:
             painter.setPen(QColor(90, 80, 100))
@@ -187,7 +206,7 @@ class AvatarView(QWidget):
     def alpha_at(self, pos: QPoint) -> int:
         """Alpha (0-255) of the last picture at widget position ``pos``; 0 when unknown."""
         pixels = self._pixels
-        if pixels is None:
+        if pixels is None or self._crop is not None:
             return 0
         ratio = pixels.shape[0] / max(1, self.height())
         x, y = int(pos.x() * ratio), int(pos.y() * ratio)
@@ -207,7 +226,7 @@ class AvatarView(QWidget):
     def alpha_mask(self, threshold: int = 24) -> np.ndarray | None:
         """Where she is opaque in the last picture, (height, width) bool at widget size."""
         pixels = self._pixels
-        if pixels is None:
+        if pixels is None or self._crop is not None:
             return None
         return fit_mask(pixels[:, :, 3], self.height(), self.width()) > threshold
 
