@@ -32,23 +32,9 @@ def run_gui(data_dir: str | None, fixed_now: datetime | None = None,
 
 
 def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
-    # The modules without Qt come first: once PySide6 is imported it inspects the source
-    # of every module imported after it (its __feature__ hook), which costs time here.
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from PySide6.QtWidgets import QApplication
 
-    from companion_desktop.pipeline.companion import CompanionService
-    from companion_desktop.pipeline.facts import FactService
-    from companion_desktop.pipeline.memory import FactMemory
-    from companion_desktop.pipeline.tool_access import ToolAccess
-    from companion_desktop.storage.db import Database, StorageError
     from companion_desktop.storage.paths import resolve_data_dir
-    from companion_desktop.storage.settings import DisplaySettings, LlmSettings, load_settings
-    from companion_desktop.ui.chat import (
-        ChatBackend,  # no Qt in it
-        ChatWindow,
-    )
-    from companion_desktop.ui.memory_worker import MemoryWorker
     from companion_desktop.ui.shutdown import holding, install_quit_signals, quit_requested
     from companion_desktop.ui.single_instance import bring_forward, claim
 
@@ -63,15 +49,55 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     install_quit_signals(app)
     if quit_requested():
         return 0  # before anything was opened
-
-    def clock() -> datetime:
-        return fixed_now or datetime.now().astimezone()
-
     folder = resolve_data_dir(data_dir)
     holding()  # from here a quit signal is noted: what is opened is closed first
     instance = claim(folder)
     if instance is None:
         return 0  # she already runs on this folder: that app came forward
+    first = _first_window(folder)  # before storage and the pipeline are imported
+    try:
+        return _open_and_run(app, folder, instance, first, fixed_now, bring_forward)
+    finally:
+        if first is not None:
+            first.go()
+
+
+def _first_window(folder):  # noqa: ANN001, ANN202
+    """The chat window's frame (``ui.first_window``), shown and painted now, unless
+    Settings > Display starts her hidden; None then."""
+    from companion_desktop.storage.quick_read import setting
+
+    if setting(folder, "display", "start_hidden", "no") != "no":
+        return None
+    from companion_desktop.ui.first_window import FirstWindow
+
+    first = FirstWindow()
+    _report_when_shown(first)
+    first.show()
+    _paint_now(first)
+    return first
+
+
+def _open_and_run(app, folder, instance, first, fixed_now, bring_forward) -> int:  # noqa: ANN001, C901, PLR0915
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    from companion_desktop.pipeline.companion import CompanionService
+    from companion_desktop.pipeline.facts import FactService
+    from companion_desktop.pipeline.memory import FactMemory
+    from companion_desktop.pipeline.tool_access import ToolAccess
+    from companion_desktop.storage.db import Database, StorageError
+    from companion_desktop.storage.settings import DisplaySettings, LlmSettings, load_settings
+    from companion_desktop.ui.chat import (
+        ChatBackend,  # no Qt in it
+        ChatWindow,
+    )
+    from companion_desktop.ui.memory_worker import MemoryWorker
+    from companion_desktop.ui.shutdown import quit_requested
+
+    def clock() -> datetime:
+        return fixed_now or datetime.now().astimezone()
+
     try:
         db = Database.open(folder)
     except StorageError as exc:
@@ -162,10 +188,15 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
         show_chat, show_overlay = start_windows(  # Settings > Display > At start
             display.start_hidden, _overlay_visible(db), QSystemTrayIcon.isSystemTrayAvailable())
         if show_chat:
+            if first is not None:
+                first.hand_over(window)  # the chat window takes its place, then it goes
+                _after_first_paint(window, first.go)
             window.show()
-            _report_when_shown(window)
+            _report_when_shown(window, "chat_shown")
             _after_first_paint(window, lambda: _in_turns(window, finish_start()))
         else:
+            if first is not None:  # the file said otherwise than storage: storage wins
+                first.go()
             _in_turns(window, finish_start())
         memory_timer.start()  # the model loads once the window is up
         code = 0 if quit_requested() else app.exec()
@@ -302,8 +333,36 @@ def _prune_keepsakes(db) -> None:  # noqa: ANN001
         pass
 
 
-def _report_when_shown(window) -> None:  # noqa: ANN001
-    """With ``COMPANION_FRAME_STATS`` set, note when the chat window first paints."""
+def _paint_now(window, wait_s: float = 0.5) -> None:  # noqa: ANN001
+    """Let ``window`` (just shown) reach the screen before the work that follows blocks
+    the event loop: events are handled until it has painted, at most ``wait_s``."""
+    import time
+
+    from PySide6.QtCore import QEvent, QEventLoop, QObject
+    from PySide6.QtWidgets import QApplication
+
+    painted: list[bool] = []
+
+    class _Painted(QObject):
+        def eventFilter(self, obj, event) -> bool:  # noqa: N802, ANN001
+            if event.type() == QEvent.Type.Paint:
+                painted.append(True)
+            return False
+
+    watcher = _Painted(window)
+    window.installEventFilter(watcher)
+    end = time.monotonic() + wait_s
+    while not painted and time.monotonic() < end:
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        if not painted:
+            time.sleep(0.005)
+    QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)  # the flush
+    window.removeEventFilter(watcher)
+
+
+def _report_when_shown(window, name: str = "window_shown") -> None:  # noqa: ANN001
+    """With ``COMPANION_FRAME_STATS`` set, note ``name`` when ``window`` first paints
+    ("window_shown": the first window; "chat_shown": the chat window itself)."""
     from PySide6.QtCore import QEvent, QObject
 
     from companion_desktop.ui.frame_stats import note, stats_path
@@ -316,7 +375,7 @@ def _report_when_shown(window) -> None:  # noqa: ANN001
         def eventFilter(self, obj, event) -> bool:  # noqa: N802, ANN001
             if event.type() == QEvent.Type.Paint:
                 window.removeEventFilter(self)
-                note(path, "window_shown")
+                note(path, name)
             return False
 
     window._first_paint = _FirstPaint(window)

@@ -79,13 +79,13 @@ def test_proc_cpu_of_a_child_that_burns_half_a_second():
 
 def test_frame_stats_give_distinct_frames_a_second(tmp_path: Path):
     path = tmp_path / "frames.jsonl"
-    lines = [{"event": "window_shown", "time": 100.4}]
+    lines = [{"event": "window_shown", "time": 100.4}, {"event": "chat_shown", "time": 100.9}]
     lines += [{"event": "frames", "time": 101.0 + s, "pictures": 10 + 24 * s, "views": 2}
               for s in range(6)]
     path.write_text("\n".join(json.dumps(line) for line in lines) + '\n{"event": "fra',
                     encoding="utf-8")
     stats = FrameStats.read(path)
-    assert stats.shown == 100.4
+    assert stats.shown == 100.4 and stats.chat_shown == 100.9
     assert len(stats.frames) == 6
     assert stats.distinct_fps(101.5, 106.0) == pytest.approx(24.0)
     assert stats.views(101.5, 106.0) == 2

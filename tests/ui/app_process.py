@@ -69,7 +69,7 @@ class AppProcess:
     def wait_shown(self, timeout: float = 30.0) -> None:
         """Until the chat window has painted and her first picture is drawn (the start-up
         work on the GUI thread is done then)."""
-        self.wait_for(lambda: self._noted(lambda n: n.get("event") == "window_shown"),
+        self.wait_for(lambda: self._noted(lambda n: n.get("event") == "chat_shown"),
                       timeout, "window shown")
         self.wait_for(lambda: self._noted(lambda n: n.get("pictures", 0) > 0), timeout,
                       "her first picture")

@@ -93,7 +93,7 @@ def test_quit_while_a_big_model_loads(tmp_path):
         save_settings(session, AvatarSettings(model_path=str(model)))
     app = AppProcess(data, tmp_path / "run")
     try:
-        app.wait_for(lambda: app._noted(lambda n: n.get("event") == "window_shown"), 30,
+        app.wait_for(lambda: app._noted(lambda n: n.get("event") == "chat_shown"), 30,
                      "window shown")
         time.sleep(1.5)  # her model is being read (it takes several seconds)
         assert app.quit("sigterm") < 3.0

@@ -43,7 +43,8 @@ def rss_mb(pid: int) -> float:
 # -- the app's frame stats ----------------------------------------------------------------
 @dataclass
 class FrameStats:
-    shown: float | None = None  # time.time() of the chat window's first exposure
+    shown: float | None = None  # time.time() of the first window's first paint
+    chat_shown: float | None = None  # time.time() of the chat window's first paint
     frames: list[tuple[float, int, int]] = field(default_factory=list)  # (time, pictures, views)
     ticks: list[tuple[float, int, float]] = field(default_factory=list)  # (time, ticks, step px)
 
@@ -60,6 +61,8 @@ class FrameStats:
                 item = json.loads(line)
                 if item.get("event") == "window_shown" and stats.shown is None:
                     stats.shown = float(item["time"])
+                elif item.get("event") == "chat_shown" and stats.chat_shown is None:
+                    stats.chat_shown = float(item["time"])
                 elif item.get("event") == "frames":
                     stats.frames.append((float(item["time"]), int(item["pictures"]),
                                          int(item["views"])))
@@ -113,11 +116,13 @@ class RunningApp:
     def stats(self) -> FrameStats:
         return FrameStats.read(self.stats_path)
 
-    def wait_shown(self, timeout: float = 15.0) -> float | None:
-        """Seconds from launch to the window shown, or None (no hook, or it never showed)."""
+    def wait_shown(self, timeout: float = 15.0, chat: bool = False) -> float | None:
+        """Seconds from launch to the first window shown (``chat``: the chat window
+        itself, which follows once storage is open), or None (no hook, or none showed)."""
         deadline = time.monotonic() + timeout
         while self.alive and time.monotonic() < deadline:
-            shown = self.stats().shown
+            stats = self.stats()
+            shown = stats.chat_shown if chat else stats.shown
             if shown is not None:
                 return shown - self.launched
             time.sleep(0.1)

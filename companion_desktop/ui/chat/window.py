@@ -41,6 +41,7 @@ from companion_desktop.ui.chat.state_panel import StatePanel
 from companion_desktop.ui.chat.tools import ToolActivity
 from companion_desktop.ui.chat.transcript import Notice, Transcript
 from companion_desktop.ui.chat.turns import HISTORY_TURNS, PHASE_TEXT, ChatTurns  # noqa: F401
+from companion_desktop.ui.first_window import chat_column
 from companion_desktop.ui.photos import Source
 from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.style import STYLE_SHEET
@@ -116,13 +117,7 @@ class ChatWindow(QMainWindow):
                 self._place_avatar()
         else:
             row.addWidget(self.panel)
-        right = QFrame(objectName="chatColumn")
-        column = QVBoxLayout(right)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(0)
-        header = QFrame(objectName="chatHeader")
-        top = QHBoxLayout(header)
-        top.setContentsMargins(18, 10, 12, 10)
+        right, column, top = chat_column()  # the first window has the same column
         self.title = plain_label(objectName="chatTitle")  # her name and the model's: plain
         self.model_line = plain_label(objectName="modelLine")
         top.addWidget(self.title)
@@ -136,7 +131,6 @@ class ChatWindow(QMainWindow):
         self.settings_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.settings_button.clicked.connect(self.open_settings)
         top.addWidget(self.settings_button)
-        column.addWidget(header)
         self.transcript = Transcript()
         column.addWidget(self.transcript, 1)
         column.addWidget(self._composer())
