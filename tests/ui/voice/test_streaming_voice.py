@@ -75,8 +75,8 @@ def start(desktop, server, qtbot, script: Script) -> Ear:  # noqa: ANN001
     return ear
 
 
-def slow(reply: str = REPLY, **options) -> Script:
-    return Script(reply_with_block(reply), delay=TOKEN_S, **options)
+def slow(reply: str = REPLY, delay: float = TOKEN_S, **options) -> Script:
+    return Script(reply_with_block(reply), delay=delay, **options)
 
 
 def test_she_starts_before_the_reply_is_complete_and_says_each_word_once(
@@ -167,8 +167,10 @@ def test_her_natural_voice_starts_while_the_reply_streams(desktop, qtbot, server
     with qtbot.waitSignal(voice.prepared, timeout=60000):  # as when voice output is turned on
         desktop.settings_applied()
     assert voice.ready
-    ear = start(desktop, server, qtbot, slow())
-    qtbot.waitUntil(lambda: ear.result is not None, timeout=30000)
+    # a model at 4 tokens/s (her own mind on a slow machine): the reply takes about 8 s,
+    # her natural voice a second or two for its first clause on a busy CPU
+    ear = start(desktop, server, qtbot, slow(delay=0.25))
+    qtbot.waitUntil(lambda: ear.result is not None, timeout=60000)
     assert ear.clips and ear.clips[0][0] < ear.done_at
     assert ear.clips[0][1] == "Oh,"  # the first clause leads
     qtbot.waitUntil(lambda: not desktop.voice.busy, timeout=30000)
