@@ -102,8 +102,9 @@ class Renderer:
                  normal_maps: bool = True, specialize: bool = True, aa: str | None = None):
         """``aa``: how its targets smooth edges (``antialias.MODES``; ``"auto"``: what the
         app uses with this context's GL, ``antialias.auto_mode``); None: multisampling with
-        ``samples`` (none when ``samples`` < 2). ``normal_maps`` False draws every material as if it had no normal texture
-        (the shaders are then built without the normal-map code). ``specialize`` False
+        ``samples`` (none when ``samples`` < 2). ``normal_maps`` False draws every material
+        as if it had no normal texture (the shaders are then built without the normal-map
+        code). ``specialize`` False
         draws with the all-in-one shader and skins in every draw: slower, the same
         picture (the reference the tests hold the fast path to)."""
         require_gl33()
@@ -148,9 +149,11 @@ class Renderer:
     def draw(self, frame: Frame, camera: Camera, width: int, height: int,
              target_fbo: int | None = None, background=None, flip_y: bool = False,
              same_frame: bool = False, pixel_scale: float = 1.0) -> None:
-        """Draw one picture. ``target_fbo`` None draws into the renderer's own (MSAA)
-        target, read back by ``read_rgba``; an int draws into that framebuffer (0 is
-        the default one; a Qt widget passes its ``defaultFramebufferObject()``).
+        """Draw one picture. ``target_fbo`` None draws into the renderer's own target
+        (``new_target``: its antialiasing), read back by ``read_rgba``; an int draws into
+        that framebuffer (0 is the default one; a Qt widget passes its
+        ``defaultFramebufferObject()``; a ``new_target``'s ``draw_fbo``, then its
+        ``resolve()``, for the post pass).
         ``flip_y`` draws upside down, so that a read-back comes top row first.
         ``same_frame`` says ``frame`` was drawn just before, unchanged (another window
         showing the same moment): its skinning pass is then reused. ``pixel_scale``: drawn
