@@ -115,3 +115,12 @@ def test_bench_edges_on_one_small_model():
     sphere = figures["sphere"]
     assert sphere["post"] < 0.8 * sphere["none"] and sphere["msaa"] < sphere["none"]
     assert sphere["none_ms"] > 0 and sphere["post_ms"] > 0
+
+
+def test_auto_mode_names_the_same_software_rasterizers_as_the_app():
+    from companion_desktop.avatar.render.antialias import SOFTWARE_RENDERERS, auto_mode
+    from companion_desktop.ui.avatar.gl_probe import SOFTWARE_RENDERERS as APP_LIST
+
+    assert SOFTWARE_RENDERERS == APP_LIST
+    assert auto_mode("llvmpipe (LLVM 15.0.6, 256 bits)") == "post"
+    assert auto_mode("NVIDIA GeForce RTX 4070/PCIe/SSE2") == "msaa"
