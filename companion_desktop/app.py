@@ -154,11 +154,11 @@ def _open_and_run(app, folder, instance, first, fixed_now, bring_forward) -> int
             """After the window's first picture, one part per turn of the event loop (a
             quit between parts goes ahead): her (the GL probe, the animation library, the
             host loading her model), the overlay, tray, voice and reminders."""
-            software = _software_gl()  # every picture costs CPU there: no multisampling
+            software = _software_gl()  # every picture costs CPU there: a post pass, no MSAA
             yield
             animations = late["animations"] = _animations(db, service)
             yield
-            host = _avatar_host(db, animations, samples=0 if software else 4)
+            host = _avatar_host(db, animations, aa="post" if software else "msaa")
             late["host"] = host
             window.set_host(host)
             yield
@@ -405,7 +405,7 @@ def _animations(db, service):  # noqa: ANN001, ANN202
     return animations
 
 
-def _avatar_host(db, animations, samples: int = 4):  # noqa: ANN001, ANN202
+def _avatar_host(db, animations, aa: str = "msaa"):  # noqa: ANN001, ANN202
     """The shared avatar, loading her saved model (or Hana) in the background."""
     import random
 
@@ -421,7 +421,7 @@ def _avatar_host(db, animations, samples: int = 4):  # noqa: ANN001, ANN202
         pool=animations.idle_pool, thinking_clip=animations.thinking_clip,
         enabled=lambda: {ident for ident, _ in animations.enabled_for_prompt()},
     )
-    host = AvatarHost(settings.fps, director=director, samples=samples)
+    host = AvatarHost(settings.fps, director=director, aa=aa)
     fallback = default_avatar_path()
     path = settings.model_path or str(fallback)
 

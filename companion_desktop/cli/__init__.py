@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--turns", type=int, default=200, help="turns to time (default 200)")
     bench.add_argument("--only", action="append", metavar="SECTION",
                        help="run only these sections (repeatable or comma-separated): turns, "
-                            "memory, media, avatar, peer (our renderer beside three-vrm), cost "
+                            "memory, media, avatar, edges (antialiasing without a GPU), peer (our "
+                            "renderer beside three-vrm), cost "
                             "(the app's CPU, memory and frames; a local model beside her), voice "
                             "(speech to text and her first audio), mind (her own mind: tokens/s, "
                             "first text, memory, beside her, a quality check)")

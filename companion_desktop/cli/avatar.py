@@ -37,6 +37,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="play an animation: a built-in id (see `animations`) or a .vrma file")
     render.add_argument("--pose", choices=("relaxed", "rest"), default="relaxed",
                         help="relaxed: arms down (default); rest: the file's own rest pose")
+    render.add_argument("--aa", choices=("auto", "msaa", "post", "none"), default="auto",
+                        help="edge smoothing: auto (as the app draws here: post on software "
+                             "GL, msaa on a GPU), msaa (4 samples), post (a pass over the "
+                             "finished picture), none")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -92,7 +96,7 @@ def _expressions(items: list[str]) -> dict[str, float]:
 
 def cmd_render(args: argparse.Namespace) -> int:
     from companion_desktop.avatar.render.context import RenderUnavailable
-    from companion_desktop.avatar.render.offscreen import render_image, save_png
+    from companion_desktop.avatar.render.offscreen import OffscreenRenderer, save_png
     from companion_desktop.avatar.vrm.relaxed import relaxed_pose
     from companion_desktop.avatar.vrm.runtime import AvatarRuntime
     from companion_desktop.cli.offscreen_gl import use_available_context
@@ -134,11 +138,13 @@ def cmd_render(args: argparse.Namespace) -> int:
         runtime.look_at_point(_look_point(model, max(-1.0, min(1.0, x)), max(-1.0, min(1.0, y))))
     frame = _settle(runtime, max(0.0, min(600.0, args.time)))
     try:
-        rgba = render_image(model, frame, width, height, shot=args.shot)
+        with OffscreenRenderer(aa=args.aa) as offscreen:  # the app's context and edges
+            rgba = offscreen.render(model, frame, width, height, shot=args.shot)
+            aa = offscreen.renderer.aa
     except RenderUnavailable as error:
         raise CliError(f"cannot render here: {error}") from None
     save_png(rgba, args.out)
-    print(f"Wrote {args.out} ({width}x{height}, RGBA)")
+    print(f"Wrote {args.out} ({width}x{height}, RGBA, edges: {aa})")
     return 0
 
 

@@ -88,3 +88,46 @@ def test_truncated_real_model(tmp_path):
     cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
     proc = avatar("inspect", str(cut))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr and proc.stderr.strip()
+
+
+def _software_gl_here() -> bool:
+    """Whether this machine's offscreen GL is a software rasterizer (as the app checks)."""
+    from companion_desktop.avatar.render.context import (
+        OffscreenContext,
+        RenderUnavailable,
+        gl_info,
+        prefer_egl,
+    )
+
+    prefer_egl()  # before OpenGL is first imported
+    from companion_desktop.avatar.render.antialias import is_software
+
+    try:
+        context = OffscreenContext().create()
+    except RenderUnavailable:
+        pytest.skip("no offscreen OpenGL here")
+    try:
+        return is_software(gl_info().get("renderer"))
+    finally:
+        context.release()
+
+
+@pytest.mark.gl
+def test_render_edges_as_the_app_draws_them(tmp_path):
+    model = SHARED_ASSETS / "vrm0" / "sphere.vrm"
+    model_arg = str(model) if model.is_file() else "default"
+    pictures, said = {}, {}
+    for aa in ("auto", "post", "none", "msaa"):
+        out = tmp_path / f"{aa}.png"
+        proc = avatar("render", model_arg, "--out", str(out), "--size", "68x128",
+                      "--pose", "rest", "--shot", "full", "--aa", aa)
+        assert proc.returncode == 0, proc.stderr
+        pictures[aa] = np.asarray(Image.open(out))
+        said[aa] = proc.stdout
+    assert "edges: post" in said["post"] and "edges: none" in said["none"]
+    assert "edges: msaa" in said["msaa"]
+    partial = {aa: int(((p[..., 3] > 0) & (p[..., 3] < 255)).sum()) for aa, p in pictures.items()}
+    assert partial["none"] == 0 and partial["post"] > 10 and partial["msaa"] > 10
+    expected = "post" if _software_gl_here() else "msaa"
+    assert f"edges: {expected}" in said["auto"]
+    assert np.array_equal(pictures["auto"], pictures[expected])

@@ -133,7 +133,7 @@ def test_bench_only_rejects_an_unknown_section_on_the_command_line():
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 1
     assert proc.stdout == ""
-    assert ("bench --only: unknown section 'gpu'; choose from turns, memory, media, avatar, "
+    assert ("bench --only: unknown section 'gpu'; choose from turns, memory, media, avatar, edges, "
             "peer, cost") in proc.stderr
 
 

@@ -31,24 +31,28 @@ class OffscreenRenderer:
     across pictures. The model is uploaded once and reused while the same ``VrmModel`` object
     is rendered again.
 
-    Raises ``RenderUnavailable`` (from ``context``) when no context can be made.
+    ``aa`` and ``samples``: how edges are smoothed, as ``Renderer`` takes them (``"auto"``:
+    as the app would here). Raises ``RenderUnavailable`` (from ``context``) when no
+    context can be made.
     """
 
     def __init__(self, samples: int = 4, lighting: Lighting | None = None,
-                 context: OffscreenContext | None = None):
+                 context: OffscreenContext | None = None, aa: str | None = None):
         self._owns_context = context is None
         self.context = (context or context_factory()).create()
         self.context.make_current()
-        self.renderer = Renderer(samples=samples, lighting=lighting)
+        self.renderer = Renderer(samples=samples, lighting=lighting, aa=aa)
         self._model: VrmModel | None = None
         self.last_camera: Camera | None = None
 
     def render(self, model: VrmModel, frame: Frame | None = None, width: int = 512,
                height: int = 768, shot: Shot = "upper", camera: Camera | None = None,
-               background=None, premultiplied: bool = False) -> np.ndarray:
+               background=None, premultiplied: bool = False,
+               pixel_scale: float = 1.0) -> np.ndarray:
         """One picture (height, width, 4) uint8 RGBA, top row first. ``frame`` defaults to
         the rest pose, ``camera`` to ``frame_camera(model, frame, shot, width / height)``;
-        ``background`` None leaves it transparent."""
+        ``background`` None leaves it transparent. ``pixel_scale``: as ``Renderer.draw``
+        takes it (4 for a picture to be averaged down 4x4)."""
         self.context.make_current()
         frame = frame if frame is not None else rest_frame(model)
         if camera is None:
@@ -56,7 +60,8 @@ class OffscreenRenderer:
         if model is not self._model:
             self.renderer.load(model)
             self._model = model
-        self.renderer.draw(frame, camera, width, height, background=background)
+        self.renderer.draw(frame, camera, width, height, background=background,
+                           pixel_scale=pixel_scale)
         self.last_camera = camera
         return self.renderer.read_rgba(premultiplied=premultiplied)
 
@@ -83,9 +88,10 @@ class OffscreenRenderer:
 
 def render_image(model: VrmModel, frame: Frame | None = None, width: int = 512,
                  height: int = 768, shot: Shot = "upper", background=None,
-                 camera: Camera | None = None) -> np.ndarray:
-    """One straight-alpha RGBA picture (height, width, 4) uint8 with a throwaway context."""
-    with OffscreenRenderer() as offscreen:  # the context from ``context_factory``
+                 camera: Camera | None = None, aa: str = "auto") -> np.ndarray:
+    """One straight-alpha RGBA picture (height, width, 4) uint8 with a throwaway context,
+    its edges smoothed as ``aa`` says (``antialias``; ``"auto"``: as the app does here)."""
+    with OffscreenRenderer(aa=aa) as offscreen:  # the context from ``context_factory``
         return offscreen.render(model, frame, width, height, shot, camera, background)
 
 

@@ -22,8 +22,10 @@ from OpenGL import GL
 from companion_desktop.avatar.vrm.frame import Frame
 from companion_desktop.avatar.vrm.model import VrmModel
 
+from .antialias import PostPass, auto_mode, check_mode
 from .camera import Camera
 from .context import require_gl33
+from .extent import ScreenExtent
 from .glcalls import GLCalls
 from .gpu import GpuModel, GpuPrimitive
 from .material_table import MaterialTable
@@ -34,6 +36,9 @@ from .uniforms import UniformBuffers, pack_frame
 from .variants import JOINT_UNIT, MORPH_UNIT, ProgramCache, variant_key
 
 MAX_ACTIVE_MORPHS = 32
+#: MToon outlines are drawn at least this wide, in pixels of the picture shown: a hull
+#: thinner than a pixel falls between pixel centres and breaks into dots.
+OUTLINE_LEAST_PIXELS = 1.0
 
 
 @dataclass
@@ -94,14 +99,20 @@ class Renderer:
     """``load(model)`` once, then ``draw(frame, camera, width, height)`` per picture."""
 
     def __init__(self, samples: int = 4, lighting: Lighting | None = None,
-                 normal_maps: bool = True, specialize: bool = True):
-        """``normal_maps`` False draws every material as if it had no normal texture
-        (the shaders are then built without the normal-map code). ``specialize`` False
+                 normal_maps: bool = True, specialize: bool = True, aa: str | None = None):
+        """``aa``: how its targets smooth edges (``antialias.MODES``; ``"auto"``: what the
+        app uses with this context's GL, ``antialias.auto_mode``); None: multisampling with
+        ``samples`` (none when ``samples`` < 2). ``normal_maps`` False draws every material
+        as if it had no normal texture (the shaders are then built without the normal-map
+        code). ``specialize`` False
         draws with the all-in-one shader and skins in every draw: slower, the same
         picture (the reference the tests hold the fast path to)."""
         require_gl33()
         self.specialize = specialize
         self.samples = samples
+        aa = aa or ("msaa" if samples > 1 else "none")
+        self.aa = auto_mode() if check_mode(aa) == "auto" else aa
+        self.post: PostPass | None = None  # made with the first "post" target
         self.lighting = lighting or Lighting()
         self.normal_maps = normal_maps
         self.calls = GLCalls()
@@ -109,6 +120,8 @@ class Renderer:
         self.uniforms = UniformBuffers(self.calls)
         self._state = _State(self.calls)
         self.gpu: GpuModel | None = None
+        self.extent: ScreenExtent | None = None
+        self._screen_outline = 0.0
         self.materials: MaterialTable | None = None
         self.skinning: SkinningPass | None = None
         self.target: RenderTarget | None = None
@@ -124,25 +137,35 @@ class Renderer:
         self.gpu = GpuModel(model, normal_maps=self.normal_maps)
         self.skinning = SkinningPass(self.gpu, self.calls)
         self.materials = MaterialTable(model, [p.material for p in self.gpu.primitives])
+        params = [self.materials.slot(p.material)[1] for p in self.gpu.primitives]
+        widths = {mode: max((p.outline_width for p in params
+                             if p.has_outline and p.outline_mode == mode), default=0.0)
+                  for mode in (1, 2)}
+        self.extent = ScreenExtent(model, outline=widths[1])
+        self._screen_outline = widths[2]  # fraction of the picture's height
         self._variants.clear()
 
     # -- drawing -----------------------------------------------------------------
     def draw(self, frame: Frame, camera: Camera, width: int, height: int,
              target_fbo: int | None = None, background=None, flip_y: bool = False,
-             same_frame: bool = False) -> None:
-        """Draw one picture. ``target_fbo`` None draws into the renderer's own (MSAA)
-        target, read back by ``read_rgba``; an int draws into that framebuffer (0 is
-        the default one; a Qt widget passes its ``defaultFramebufferObject()``).
+             same_frame: bool = False, pixel_scale: float = 1.0) -> None:
+        """Draw one picture. ``target_fbo`` None draws into the renderer's own target
+        (``new_target``: its antialiasing), read back by ``read_rgba``; an int draws into
+        that framebuffer (0 is the default one; a Qt widget passes its
+        ``defaultFramebufferObject()``; a ``new_target``'s ``draw_fbo``, then its
+        ``resolve()``, for the post pass).
         ``flip_y`` draws upside down, so that a read-back comes top row first.
         ``same_frame`` says ``frame`` was drawn just before, unchanged (another window
-        showing the same moment): its skinning pass is then reused."""
+        showing the same moment): its skinning pass is then reused. ``pixel_scale``: drawn
+        pixels per pixel of the picture finally shown (4 for a reference drawn at 4x the
+        size and averaged down), so outlines keep their least width in shown pixels."""
         if self.gpu is None:
             raise RuntimeError("Renderer.load(model) must come before draw()")
         if target_fbo is None:
             if self.target is None or (self.target.width, self.target.height) != (width, height):
                 if self.target is not None:
                     self.target.release()
-                self.target = RenderTarget(width, height, self.samples)
+                self.target = self.new_target(width, height)
             fbo = self.target.draw_fbo
         else:
             fbo = target_fbo
@@ -157,7 +180,12 @@ class Renderer:
         if flip_y:
             proj = proj.copy()
             proj[1] *= -1.0
-        self._frame_block(view, proj, camera)
+        least = 2.0 * OUTLINE_LEAST_PIXELS * pixel_scale / height
+        self._frame_block(view, proj, camera, least)
+        if self.post is not None:  # the post pass works where she can be, and no further
+            pad = 2 + int(np.ceil(OUTLINE_LEAST_PIXELS * pixel_scale
+                                  + self._screen_outline * height))
+            self.post.regions[fbo] = self.extent.rectangle(frame, view, proj, width, height, pad)
         if not (same_frame and self.skinning.done_for(frame)):
             self.gpu.update_joints(frame.joint_matrices)
             if self.specialize:
@@ -176,6 +204,12 @@ class Renderer:
             self._last_read = (self.target.resolve_fbo, width, height)
         else:
             self._last_read = (target_fbo, width, height)
+
+    def new_target(self, width: int, height: int) -> RenderTarget:
+        """A render target of this renderer's antialiasing (its post pass shared)."""
+        if self.aa == "post" and self.post is None:
+            self.post = PostPass()
+        return RenderTarget(width, height, self.samples, aa=self.aa, post=self.post)
 
     @staticmethod
     def clear(target_fbo: int | None = None, background=None) -> None:
@@ -204,12 +238,14 @@ class Renderer:
         data = GL.glReadPixels(int(x), int(y), 1, 1, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE)
         return np.frombuffer(data, np.uint8)[:4].copy()
 
-    def _frame_block(self, view: np.ndarray, proj: np.ndarray, camera: Camera) -> None:
+    def _frame_block(self, view: np.ndarray, proj: np.ndarray, camera: Camera,
+                     outline_least: float = 0.0) -> None:
         light = view[:3, :3].T @ np.asarray(self.lighting.direction, np.float32)
         light /= max(float(np.linalg.norm(light)), 1e-9)
         lighting = self.lighting
         self.uniforms.set_frame(pack_frame(view, proj, camera.eye, light, lighting.color,
-                                           lighting.sky, lighting.ground, lighting.toon_ambient))
+                                           lighting.sky, lighting.ground, lighting.toon_ambient,
+                                           outline_least))
 
     def _ordered(self, frame: Frame, view: np.ndarray, table: MaterialTable):
         """(index, primitive): opaque, then mask, then blend (queue offset, then far to
@@ -330,6 +366,9 @@ class Renderer:
         if self.target is not None:
             self.target.release()
             self.target = None
+        if self.post is not None:
+            self.post.release()
+            self.post = None
         self.programs.release()
         self.uniforms.release()
         self._variants.clear()

@@ -1,4 +1,5 @@
-"""An offscreen render target: a multisampled framebuffer resolved into a readable one.
+"""An offscreen render target: a framebuffer to draw into, finished (multisampling
+resolved, or the post pass run: ``antialias``) into a readable one.
 
 Colour is RGBA8 holding premultiplied, sRGB-encoded values (the shaders encode), so
 the picture can be composited over a desktop as it is; ``read_rgba`` returns it
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 from OpenGL import GL
+
+from .antialias import MODES, READ_REACH, PostPass, Region, grown
 
 
 def unpremultiply(rgba: np.ndarray) -> np.ndarray:
@@ -59,26 +62,64 @@ def clear_framebuffer(fbo: int | None = None, rgba=(0.0, 0.0, 0.0, 0.0)) -> None
 
 
 class RenderTarget:
-    """Framebuffers of ``width`` x ``height`` pixels; ``samples`` > 1 asks for MSAA and
-    falls back to a single-sampled one when the driver offers fewer samples."""
+    """Framebuffers of ``width`` x ``height`` pixels: ``draw_fbo`` to draw into, then
+    ``resolve()`` leaves the finished picture in ``resolve_fbo``.
 
-    def __init__(self, width: int, height: int, samples: int = 4):
+    ``aa`` says how edges are smoothed (``antialias.MODES``): ``"msaa"`` draws with
+    ``samples`` per pixel (falling back to one when the driver offers fewer), ``"post"``
+    draws with one into a texture and ``resolve()`` runs the post pass (``post``: a
+    shared ``antialias.PostPass``, else the target makes its own), ``"none"`` draws
+    with one. ``aa`` None: ``"msaa"`` when ``samples`` > 1, else ``"none"``."""
+
+    def __init__(self, width: int, height: int, samples: int = 4, aa: str | None = None,
+                 post: PostPass | None = None):
         if width < 1 or height < 1:
             raise ValueError(f"render target size must be positive, not {width}x{height}")
         self.width, self.height = int(width), int(height)
+        aa = aa or ("msaa" if samples > 1 else "none")
+        if aa not in MODES:
+            raise ValueError(f"render target antialiasing must be one of {MODES}, not {aa!r}")
+        self.aa = aa
+        samples = samples if aa == "msaa" else 0
         self.samples = min(int(samples), int(GL.glGetIntegerv(GL.GL_MAX_SAMPLES)))
         self.samples = self.samples if self.samples > 1 else 0
         self._renderbuffers: list[int] = []
         self._framebuffers: list[int] = []
+        self._textures: list[int] = []
+        self.texture = 0  # the post pass's input (aa "post")
+        self._post, self._own_post = post, False
         self.resolve_fbo = self._framebuffer(0)
         self.draw_fbo = self._framebuffer(self.samples) if self.samples else self.resolve_fbo
+        self.copy_fbo = 0  # aa "post": the finished picture's copy, which the pass reads
+        if aa == "post":
+            self.copy_fbo = self._framebuffer(0, texture=True)
+            if self._post is None:
+                self._post, self._own_post = PostPass(), True
 
-    def _framebuffer(self, samples: int) -> int:
+    def _framebuffer(self, samples: int, texture: bool = False) -> int:
+        """A framebuffer with colour and depth renderbuffers; ``texture``: only a colour
+        texture, which the post pass reads (bilinear, clamped)."""
         fbo = int(GL.glGenFramebuffers(1))
         self._framebuffers.append(fbo)
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, fbo)
-        for fmt, attachment in ((GL.GL_RGBA8, GL.GL_COLOR_ATTACHMENT0),
-                                (GL.GL_DEPTH24_STENCIL8, GL.GL_DEPTH_STENCIL_ATTACHMENT)):
+        attachments = [(GL.GL_RGBA8, GL.GL_COLOR_ATTACHMENT0),
+                       (GL.GL_DEPTH24_STENCIL8, GL.GL_DEPTH_STENCIL_ATTACHMENT)]
+        if texture:
+            self.texture = int(GL.glGenTextures(1))
+            self._textures.append(self.texture)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture)
+            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA8, self.width, self.height, 0,
+                            GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, None)
+            for name, value in ((GL.GL_TEXTURE_MIN_FILTER, GL.GL_LINEAR),
+                                (GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR),
+                                (GL.GL_TEXTURE_WRAP_S, GL.GL_CLAMP_TO_EDGE),
+                                (GL.GL_TEXTURE_WRAP_T, GL.GL_CLAMP_TO_EDGE)):
+                GL.glTexParameteri(GL.GL_TEXTURE_2D, name, value)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+            GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0,
+                                      GL.GL_TEXTURE_2D, self.texture, 0)
+            attachments = []
+        for fmt, attachment in attachments:
             rbo = int(GL.glGenRenderbuffers(1))
             self._renderbuffers.append(rbo)
             GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, rbo)
@@ -96,12 +137,27 @@ class RenderTarget:
         return fbo
 
     def resolve(self) -> None:
-        """Copy the multisampled picture into the readable framebuffer."""
+        """Finish the picture in ``resolve_fbo``: resolve the samples, or run the post
+        pass; nothing to do without antialiasing. The post pass copies the picture into
+        its texture (a plain memory copy on software GL) and redraws only edge pixels."""
+        if self.aa == "post":
+            region = self._post.regions.pop(self.draw_fbo, None)
+            if region is not None and (region[2] <= 0 or region[3] <= 0):
+                return  # nothing was drawn
+            whole = (0, 0, self.width, self.height)
+            self._copy(self.resolve_fbo, self.copy_fbo,
+                       grown(region or whole, READ_REACH, self.width, self.height))
+            self._post.run(self.texture, self.resolve_fbo, self.width, self.height, region)
+            return
         if self.draw_fbo == self.resolve_fbo:
             return
-        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.draw_fbo)
-        GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, self.resolve_fbo)
-        GL.glBlitFramebuffer(0, 0, self.width, self.height, 0, 0, self.width, self.height,
+        self._copy(self.draw_fbo, self.resolve_fbo)
+
+    def _copy(self, source: int, target: int, region: Region | None = None) -> None:
+        x, y, w, h = region or (0, 0, self.width, self.height)
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, source)
+        GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, target)
+        GL.glBlitFramebuffer(x, y, x + w, y + h, x, y, x + w, y + h,
                              GL.GL_COLOR_BUFFER_BIT, GL.GL_NEAREST)
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
 
@@ -117,7 +173,12 @@ class RenderTarget:
         if self._renderbuffers:
             GL.glDeleteRenderbuffers(len(self._renderbuffers),
                                      np.array(self._renderbuffers, np.uint32))
-        self._framebuffers, self._renderbuffers = [], []
+        if self._textures:
+            GL.glDeleteTextures(len(self._textures), np.array(self._textures, np.uint32))
+        if self._own_post and self._post is not None:
+            self._post.release()
+        self._framebuffers, self._renderbuffers, self._textures = [], [], []
+        self._post, self._own_post = None, False
 
 
 _CALLS = None  # glcalls.GLCalls, made on the first read-back

@@ -19,14 +19,17 @@ MATERIAL_FLOATS = 9 * 4 + len(SLOTS) * 12  # nine vec4, one mat3 (three vec4) pe
 
 
 def pack_frame(view: np.ndarray, proj: np.ndarray, eye, light_dir, light_color, sky,
-               ground, toon_ambient: float) -> np.ndarray:
-    """FrameBlock as float32 (row-major numpy matrices become GLSL's column-major)."""
+               ground, toon_ambient: float, outline_least: float = 0.0) -> np.ndarray:
+    """FrameBlock as float32 (row-major numpy matrices become GLSL's column-major).
+    ``outline_least``: the narrowest an outline may be drawn, in NDC units across the
+    picture's height (2 / height is one pixel)."""
     out = np.zeros(FRAME_FLOATS, np.float32)
     out[0:16] = np.asarray(view, np.float32).T.reshape(-1)
     out[16:32] = np.asarray(proj, np.float32).T.reshape(-1)
     for i, value in enumerate((eye, light_dir, light_color, sky, ground)):
         out[32 + 4 * i: 35 + 4 * i] = np.asarray(value, np.float32).reshape(-1)[:3]
     out[32 + 4 * 3 + 3] = toon_ambient
+    out[32 + 3] = outline_least
     return out
 
 

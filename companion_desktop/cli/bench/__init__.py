@@ -1,5 +1,5 @@
 """``companion-desktop bench``: figures, never pass/fail. Each section is its own module
-(turns, recall, media, avatar, peer, cost, voice, mind), imported when it runs."""
+(turns, recall, media, avatar, edges, peer, cost, voice, mind), imported when it runs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import datetime
 from companion_desktop.cli.common import CliError
 
 #: ``bench --only`` choices, in the order a full run prints them.
-SECTIONS = ("turns", "memory", "media", "avatar", "peer", "cost", "voice", "mind")
+SECTIONS = ("turns", "memory", "media", "avatar", "edges", "peer", "cost", "voice", "mind")
 
 
 def parse_sections(only: list[str] | None) -> list[str]:
@@ -52,6 +52,10 @@ def run_bench(turns: int = 200, only: list[str] | None = None, peer_install: boo
             from companion_desktop.cli.bench.avatar import run_avatar_bench
 
             run_avatar_bench()
+        elif section == "edges":
+            from companion_desktop.cli.bench.edges import run_edges_bench
+
+            run_edges_bench()
         elif section == "peer":
             from companion_desktop.cli.bench.peer import run_peer_bench
 

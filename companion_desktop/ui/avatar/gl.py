@@ -76,11 +76,12 @@ def _make_context():
 class AvatarGL:
     """Draws ``frame`` for a view: ``picture(key, frame, camera, w, h, background)``."""
 
-    def __init__(self, samples: int = 4) -> None:
+    def __init__(self, samples: int = 4, aa: str | None = None) -> None:
+        """``aa``: how edges are smoothed (msaa, post, none, auto: ``avatar.render.antialias``)."""
         from companion_desktop.avatar.render.renderer import Renderer
 
         self.context = _make_context()
-        self.renderer = Renderer(samples=samples)
+        self.renderer = Renderer(samples=samples, aa=aa)
         self.samples = samples
         self._targets: dict[object, object] = {}
         self._model = None
@@ -91,7 +92,7 @@ class AvatarGL:
                 background=None, same_frame: bool = False) -> np.ndarray:  # noqa: ANN001
         """Premultiplied BGRA pixels (height, width, 4), top row first. ``same_frame``:
         ``frame`` was just drawn for another view (its skinning is reused)."""
-        from companion_desktop.avatar.render.target import RenderTarget, read_bgra
+        from companion_desktop.avatar.render.target import read_bgra
 
         self.context.make_current()
         self.prepare(model)
@@ -99,7 +100,7 @@ class AvatarGL:
         if target is None or (target.width, target.height) != (width, height):
             if target is not None:
                 target.release()
-            target = self._targets[key] = RenderTarget(width, height, self.samples)
+            target = self._targets[key] = self.renderer.new_target(width, height)
         self.renderer.draw(frame, camera, width, height, target.draw_fbo,
                            background=background, flip_y=True, same_frame=same_frame)
         target.resolve()

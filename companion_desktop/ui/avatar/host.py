@@ -83,10 +83,11 @@ class AvatarHost(QObject):
     load_failed = Signal(str)  # the message
 
     def __init__(self, fps: int = 30, seed: int | None = None, director: object | None = None,
-                 samples: int = 4) -> None:
+                 samples: int = 4, aa: str | None = None) -> None:
         super().__init__()
         self.director = director  # avatar.animation.director.Director, or None: relaxed pose
         self.samples = samples  # multisampling of her pictures (0 on software GL)
+        self.aa = aa  # msaa, post (software GL), none; None: msaa with ``samples``
         self.model: VrmModel | None = None
         self.runtime: AvatarRuntime | None = None
         self.frame: Frame | None = None
@@ -322,7 +323,7 @@ class AvatarHost(QObject):
             from companion_desktop.ui.avatar.gl import AvatarGL
 
             try:
-                self.gl = AvatarGL(self.samples)
+                self.gl = AvatarGL(self.samples, self.aa)
             except Exception as error:  # noqa: BLE001 - no GL 3.3: say so, keep the app running
                 self.gl_error = f"Her 3D view needs OpenGL 3.3: {error}"
                 log.warning(self.gl_error)

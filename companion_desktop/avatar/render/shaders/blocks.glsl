@@ -2,7 +2,7 @@
 layout(std140) uniform FrameBlock {  // binding 0: once per picture
     mat4 f_view;
     mat4 f_proj;
-    vec4 f_eye;            // xyz
+    vec4 f_eye;            // xyz; w: the least outline width, NDC units across y
     vec4 f_light_dir;      // xyz: towards the light, world space, normalised
     vec4 f_light_color;    // rgb (linear)
     vec4 f_sky;            // rgb: hemisphere ambient (linear); w: MToon's share of it
@@ -25,6 +25,7 @@ layout(std140) uniform MaterialBlock {  // binding 1: one range per material
 #define u_view f_view
 #define u_proj f_proj
 #define u_eye f_eye.xyz
+#define u_outline_least f_eye.w
 #define u_light_dir f_light_dir.xyz
 #define u_light_color f_light_color.rgb
 #define u_sky_color f_sky.rgb
