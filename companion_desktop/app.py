@@ -38,7 +38,12 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     from companion_desktop.ui.shutdown import holding, install_quit_signals, quit_requested
     from companion_desktop.ui.single_instance import bring_forward, claim
 
-    app = QApplication.instance() or QApplication(sys.argv)
+    folder = resolve_data_dir(data_dir)
+    app = QApplication.instance()
+    if app is None:
+        choice = _choose_platform(folder)  # before Qt starts: it cannot change afterwards
+        app = QApplication(sys.argv)
+        _platform_chosen(app, choice)
     app.setApplicationName("companion-desktop")
     app.setApplicationDisplayName("companion-desktop")
     from companion_desktop.desktop_entry import APP_ID
@@ -49,7 +54,6 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     install_quit_signals(app)
     if quit_requested():
         return 0  # before anything was opened
-    folder = resolve_data_dir(data_dir)
     holding()  # from here a quit signal is noted: what is opened is closed first
     instance = claim(folder)
     if instance is None:
@@ -60,6 +64,29 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
     finally:
         if first is not None:
             first.go()
+
+
+def _choose_platform(folder):  # noqa: ANN001, ANN202
+    """Qt's platform for this start (``ui.session``): XWayland in a Wayland session unless
+    Settings > Display > "Use native Wayland windows" is on (read from the file: storage
+    is not open yet)."""
+    from companion_desktop.storage.quick_read import setting
+    from companion_desktop.ui import session
+
+    return session.apply(setting(folder, "display", "native_wayland", False) is True)
+
+
+def _platform_chosen(app, choice) -> None:  # noqa: ANN001
+    """Notes the platform Qt started on (``COMPANION_FRAME_STATS``) and, on native
+    Wayland, drops Qt's warnings about what Wayland refuses (said once in Settings)."""
+    from companion_desktop.ui import session
+    from companion_desktop.ui.frame_stats import note, stats_path
+
+    session.quiet_repeated_warnings()
+    path = stats_path()
+    if path:
+        note(path, "platform", name=app.platformName(), why=choice.why,
+             asked=choice.platform or os.environ.get(session.PLATFORM_ENV, ""))
 
 
 def _first_window(folder):  # noqa: ANN001, ANN202

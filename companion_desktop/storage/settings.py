@@ -43,7 +43,9 @@ class DisplaySettings(SettingsSection):
     ``yield_cpu``: the app runs at a lower CPU priority, so a language model on the same
     computer keeps its speed (applied at start). ``autostart``: an XDG autostart entry
     starts her with the computer. ``start_hidden`` (read at start): "no" shows the chat
-    window, "overlay" only her overlay, "tray" nothing but the tray icon."""
+    window, "overlay" only her overlay, "tray" nothing but the tray icon. ``native_wayland``
+    (read at start): in a Wayland session her windows are native Wayland windows instead of
+    XWayland ones (they cannot stay on top, be placed or see other windows)."""
 
     SECTION: ClassVar[str] = "display"
     mood_expressions: bool = True
@@ -51,6 +53,7 @@ class DisplaySettings(SettingsSection):
     yield_cpu: bool = True
     autostart: bool = False
     start_hidden: Literal["no", "overlay", "tray"] = "no"
+    native_wayland: bool = False
 
 
 class HotkeySettings(SettingsSection):

@@ -84,6 +84,12 @@ def to_pynput(combo: str) -> str:
 def refusal() -> str | None:
     """Why global hotkeys cannot work in this session, before trying; None when they may."""
     session = os.environ.get("XDG_SESSION_TYPE", "").lower()
+    from companion_desktop.ui.session import native_wayland
+
+    if native_wayland():
+        return ("Global hotkeys are off while her windows are native Wayland windows: "
+                "Wayland lets no app read keys meant for other windows. The keys here work "
+                "while her windows have the focus; the tray icon shows or hides her.")
     if os.name == "posix" and not _is_mac() and not os.environ.get("DISPLAY"):
         if session == "wayland" or os.environ.get("WAYLAND_DISPLAY"):
             return ("Global hotkeys are not available in this Wayland session: Wayland lets "

@@ -34,6 +34,7 @@ from companion_desktop.storage.settings import (
 )
 from companion_desktop.ui.avatar.host import AvatarHost
 from companion_desktop.ui.desktop.hotkeys import GlobalHotkeys
+from companion_desktop.ui.desktop.x11_probe import wm_cannot_keep_above
 from companion_desktop.ui.overlay import OverlayWindow
 from companion_desktop.ui.reminder_poller import ReminderPoller
 from companion_desktop.ui.voice import VoiceLink
@@ -58,7 +59,8 @@ class Desktop(QObject):
         self.overlay = OverlayWindow(host, self.send, settings.always_on_top,
                                      settings.click_through, settings.scale,
                                      show_image=self._show_image,
-                                     open_photoboard=self._open_photoboard)
+                                     open_photoboard=self._open_photoboard,
+                                     bypass_wm=wm_cannot_keep_above())
         self.overlay.restore_position(settings.positions)
         from companion_desktop.ui.desktop.life import DesktopLife
 

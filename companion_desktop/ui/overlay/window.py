@@ -8,6 +8,10 @@ per screen arrangement and brought back when it would be off-screen. A speech
 bubble shows the phase and her streamed reply; a compact box lets the user talk
 to her without opening the chat window. A photo dropped on her (an image file or
 image data) is shown to her through ``show_image``; the menu opens the photoboard.
+Where the X11 window manager cannot keep a window above (``bypass_wm``: the one some
+compositors run for XWayland), she bypasses it while on top. As a native Wayland window
+(``ui.session``) the compositor moves her when dragged (``startSystemMove``) and her
+position is neither known nor remembered; the input mask still lets clicks through.
 While hearing is on, a mic button at her lower right is held to talk (push-to-talk)
 or toggles listening (hands-free); ``ui.voice_in_desktop`` drives it.
 """
@@ -30,6 +34,7 @@ from companion_desktop.ui.avatar.overlay_geometry import (
 from companion_desktop.ui.avatar.view import AvatarView
 from companion_desktop.ui.overlay.bubble import CompactInput, SpeechBubble
 from companion_desktop.ui.photos import DropTarget, Source, as_path_or_bytes
+from companion_desktop.ui.session import native_wayland
 from companion_desktop.ui.voice import MicButton
 
 BASE_SIZE = QSize(340, 640)
@@ -71,10 +76,12 @@ class OverlayWindow(QWidget):
     def __init__(self, host: AvatarHost, send: Callable[[str], bool] | None = None,
                  always_on_top: bool = True, click_through: bool = True, scale: float = 1.0,
                  show_image: Callable[[str | bytes, str], None] | None = None,
-                 open_photoboard: Callable[[], None] | None = None) -> None:
+                 open_photoboard: Callable[[], None] | None = None,
+                 bypass_wm: bool = False) -> None:
+        self.bypass_wm = bypass_wm
         flags = Qt.WindowType.FramelessWindowHint | Qt.WindowType.Tool
         if always_on_top:
-            flags |= Qt.WindowType.WindowStaysOnTopHint
+            flags |= self._top_flags()
         super().__init__(None, flags)
         self.setObjectName("overlay")
         self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
@@ -90,6 +97,7 @@ class OverlayWindow(QWidget):
         self.click_through = click_through
         self.scale = scale
         self.positions: dict[str, tuple[int, int]] = {}
+        self.system_move = native_wayland()  # the compositor moves her; no positions
         self._press: QPoint | None = None
         self._dragging = False
         self.setStyleSheet(OVERLAY_STYLE)
@@ -136,6 +144,8 @@ class OverlayWindow(QWidget):
     def restore_position(self, positions: dict[str, tuple[int, int]]) -> None:
         """Go where she was on this screen arrangement, or bottom-right; never off-screen."""
         self.positions = dict(positions)
+        if self.system_move:  # the compositor places her
+            return
         screens = screen_rects()
         saved = self.positions.get(arrangement_key(screens))
         if saved is not None:
@@ -147,6 +157,8 @@ class OverlayWindow(QWidget):
         self.move(bring_back(QRect(point, self.size()), screens))
 
     def remember_position(self) -> None:
+        if self.system_move:  # Wayland tells no app where its window is
+            return
         self.positions[arrangement_key(screen_rects())] = (self.x(), self.y())
         self.settings_changed.emit()
 
@@ -198,10 +210,17 @@ class OverlayWindow(QWidget):
         self._mask_key = None
 
     # ---------------------------------------------------------------- toggles
+    def _top_flags(self) -> Qt.WindowType:
+        """The flags that keep her above the other windows."""
+        if self.bypass_wm:
+            return Qt.WindowType.WindowStaysOnTopHint | Qt.WindowType.X11BypassWindowManagerHint
+        return Qt.WindowType.WindowStaysOnTopHint
+
     def set_always_on_top(self, on: bool) -> None:
         self.always_on_top = on
         visible = self.isVisible()
-        self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, on)
+        flags = self.windowFlags() & ~self._top_flags()
+        self.setWindowFlags(flags | self._top_flags() if on else flags)
         if visible:
             self.show()
         self.settings_changed.emit()
@@ -290,6 +309,8 @@ class OverlayWindow(QWidget):
         if kind == event.Type.MouseMove and self._press is not None:
             delta = event.globalPosition().toPoint() - self._press
             if self._dragging or delta.manhattanLength() > DRAG_THRESHOLD:
+                if self.system_move and self._move_by_compositor():
+                    return True
                 if not self._dragging:
                     self.drag_started.emit()
                 self._dragging = True
@@ -317,6 +338,14 @@ class OverlayWindow(QWidget):
             return True
         return False
 
+    def _move_by_compositor(self) -> bool:
+        """Hands the drag to the compositor (native Wayland); False when it refused."""
+        handle = self.windowHandle()
+        if handle is None or not handle.startSystemMove():
+            return False
+        self._press = None  # the compositor holds the pointer until the button is let go
+        return True
+
     def tap(self, pos: QPoint) -> str | None:
         region = self.view.hit_region(pos)
         if region is not None and self.host.runtime is not None:
@@ -332,6 +361,7 @@ class OverlayWindow(QWidget):
         menu.addSeparator()
         top = QAction("Always on top", menu, checkable=True, checked=self.always_on_top)
         top.toggled.connect(self.set_always_on_top)
+        top.setEnabled(not self.system_move)  # Wayland keeps no app's window on top
         menu.addAction(top)
         through = QAction("Click through empty space", menu, checkable=True,
                           checked=self.click_through)

@@ -1,6 +1,9 @@
 """Settings > Display: her mood faces, personalized moments, the overlay's frame rate,
 whether other programs (a local language model) go first for the CPU, and how the app
 starts: with the computer (an XDG autostart entry, Linux only) and what shows at start.
+In a Wayland session, "Use native Wayland windows" (read at the next start) with what it
+gives up; while she runs as native Wayland windows, one line says what this session
+cannot do (``ui.session.limits``).
 Her life on the desktop and the global hotkeys are on Settings > Desktop
 (``desktop_page``)."""
 
@@ -17,6 +20,7 @@ from companion_desktop.storage.settings import (
     load_settings,
     save_settings,
 )
+from companion_desktop.ui import session
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form
 from companion_desktop.ui.switch import Switch
 
@@ -65,6 +69,7 @@ class DisplayPage(QWidget):
             "speed; she may move less smoothly while it works. Takes effect the next time the "
             "app starts.")
         self._start_rows(form, display)
+        self._wayland_rows(form, display)
         name_labels(form)
         layout.addLayout(form)
         layout.addStretch(1)
@@ -88,6 +93,19 @@ class DisplayPage(QWidget):
                                 "away on the tray icon.", objectName="pageHint", wordWrap=True))
         form.addRow("At start", column)
 
+    def _wayland_rows(self, form, display: DisplaySettings) -> None:  # noqa: ANN001
+        self.native_wayland = _switch(
+            form, "Wayland", "Use native Wayland windows", "nativeWaylandSwitch",
+            display.native_wayland,
+            "Off (best): in a Wayland session she runs through XWayland, so she stays on "
+            "top, stands where you put her, sees other apps' windows and hears the global "
+            "hotkeys. On: native Wayland windows, which give all of that up. Takes effect "
+            "the next time the app starts.")
+        limits = session.limits()
+        self.limits = QLabel(limits or "", objectName="waylandLimits", wordWrap=True)
+        self.limits.setVisible(limits is not None)
+        form.addRow("", self.limits)
+
     def check(self) -> None:
         """Nothing on this page can be refused before saving."""
 
@@ -109,6 +127,7 @@ class DisplayPage(QWidget):
             display.yield_cpu = self.yield_cpu.isChecked()
             display.autostart = autostart
             display.start_hidden = self.start_hidden.currentData()
+            display.native_wayland = self.native_wayland.isChecked()
             self._autostart_was = autostart
             save_settings(session, display)
             avatar = load_settings(session, AvatarSettings)

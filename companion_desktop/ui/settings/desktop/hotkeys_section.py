@@ -10,6 +10,8 @@ unexplained.
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -24,6 +26,7 @@ from PySide6.QtWidgets import (
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import HotkeySettings, load_settings, save_settings
 from companion_desktop.ui.desktop import ACTIONS, GlobalHotkeys, HotkeyError, refusal, to_pynput
+from companion_desktop.ui.session import wayland_session
 from companion_desktop.ui.settings.llm_page import SettingsProblem
 from companion_desktop.ui.switch import Switch
 
@@ -81,6 +84,9 @@ class HotkeysSection(QWidget):
             text = why
         elif running is not None and running.problem:
             text = running.problem
+        elif running is not None and running.running and wayland_session(os.environ):
+            text = ("Listening while an X11 app has the focus: in this Wayland session "
+                    "native Wayland apps keep their keys to themselves.")
         elif running is not None and running.running:
             text = "Listening in every window."
         else:

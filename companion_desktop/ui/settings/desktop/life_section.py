@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import DesktopLifeSettings, load_settings, save_settings
 from companion_desktop.ui.desktop import parse_apps, x11_unavailable_reason
+from companion_desktop.ui.session import xwayland_note
 from companion_desktop.ui.switch import Switch
 
 APPS_HINT = ("Application names, separated by commas, as the window manager knows them "
@@ -48,8 +49,10 @@ class DesktopLifeSection(QWidget):
         column.addWidget(self.never)
         column.addWidget(_hint(APPS_HINT))
         reason = x11_unavailable_reason()
-        self.status = _hint("Works on this desktop." if reason is None else
-                            f"Not available here: {reason} She stays where you put her.")
+        works = "Works on this desktop." if reason is None else \
+            f"Not available here: {reason} She stays where you put her."
+        note = xwayland_note() if reason is None else None  # XWayland sees X11 apps only
+        self.status = _hint(works if note is None else f"{works} {note}")
         self.status.setObjectName("desktopLifeStatus")
         column.addWidget(self.status)
 
