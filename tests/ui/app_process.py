@@ -23,21 +23,28 @@ DRIVER = Path(__file__).with_name("quit_driver.py")
 class AppProcess:
     """One app on ``data``; its output goes to ``log`` (stdout and stderr). ``script``:
     Python code run instead of ``-m companion_desktop`` (same arguments); ``welcome``:
-    the first-run welcome is not skipped."""
+    the first-run welcome is not skipped; ``session``: environment variables set for it
+    (None removes one; e.g. a Wayland session's, leaving the platform to the app)."""
 
     def __init__(self, data: Path, work: Path, quit_flag: bool = False,
                  args: tuple[str, ...] = (), send: str | None = None,
                  photo: Path | None = None, script: str | None = None,
-                 welcome: bool = False) -> None:
+                 welcome: bool = False,
+                 session: dict[str, str | None] | None = None) -> None:
         work.mkdir(parents=True, exist_ok=True)
         self.data = data
         self.stats = work / "frames.jsonl"
         self.log = work / "app.log"
         self.flag = work / "quit-now"
-        self.display = os.environ.get("DISPLAY", ":99")
         env = {**os.environ, NO_WELCOME_ENV: "1", FRAME_STATS_ENV: str(self.stats),
-               "QT_QPA_PLATFORM": "xcb", "DISPLAY": self.display,
+               "QT_QPA_PLATFORM": "xcb", "DISPLAY": os.environ.get("DISPLAY", ":99"),
                "PYTHONPATH": str(ROOT)}
+        for name, value in (session or {}).items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        self.display = env.get("DISPLAY", "")
         env.pop("COMPANION_API_KEY", None)
         if welcome:  # a folder with no model set up shows the welcome first
             env.pop(NO_WELCOME_ENV)
@@ -59,6 +66,13 @@ class AppProcess:
 
     def output(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def notes(self, event: str) -> list[dict]:
+        """The frame-stats notes named ``event`` so far."""
+        if not self.stats.exists():
+            return []
+        return [note for line in self.stats.read_text().splitlines() if line.strip()
+                for note in (json.loads(line),) if note.get("event") == event]
 
     def _noted(self, wanted) -> bool:  # noqa: ANN001
         if not self.stats.exists():
