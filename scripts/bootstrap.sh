@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up everything companion-desktop needs on this machine; safe to run again.
-#   - Debian/Ubuntu system packages for Qt's X11 platform, Xvfb and speech
+#   - Debian/Ubuntu system packages for Qt's X11 platform, Xvfb, weston (Wayland) and speech
 #     (only as root, only the missing ones; elsewhere it prints what to install)
 #   - a virtual environment in .venv with the app and its test tools
 #   - her own mind: the runtime with the default model (run) or the small test model (test)
@@ -13,6 +13,7 @@ DEB_PACKAGES=(xvfb xcompmgr libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-
   libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-shape0 libxkbcommon-x11-0
   libegl1 libgl1 libgl1-mesa-dri libegl-mesa0 libfontconfig1 libdbus-1-3 fonts-noto-color-emoji
   espeak-ng desktop-file-utils appstream xdotool openbox
+  weston xwayland  # a real Wayland session for tests/ui/wayland (headless, with XWayland)
   pulseaudio pulseaudio-utils  # a sound server with a test microphone (tests/voice/test_mic_capture.py)
   binutils  # binutils: objdump and strip for the bundle build
   libgomp1)  # OpenMP for her own mind's runtime
