@@ -321,3 +321,26 @@ def test_her_clock_stands_still_while_no_view_is_seen(desktop, qtbot):
     assert host.timer.interval() >= 500  # it only looks now and then
     cover.hide()
     qtbot.waitUntil(lambda: host.runtime.time > clock, timeout=5000)
+
+
+def test_she_bypasses_a_window_manager_that_cannot_keep_her_above(qtbot):
+    """``bypass_wm`` (an X11 window manager without ``_NET_WM_STATE_ABOVE``, as some
+    compositors run for XWayland): on top means override-redirect too; off, neither."""
+    from PySide6.QtCore import Qt
+
+    from companion_desktop.ui.avatar.host import AvatarHost
+    from companion_desktop.ui.overlay import OverlayWindow
+
+    bypass = Qt.WindowType.X11BypassWindowManagerHint
+    top = Qt.WindowType.WindowStaysOnTopHint
+    overlay = OverlayWindow(AvatarHost(fps=30, seed=1), bypass_wm=True)
+    qtbot.addWidget(overlay)
+    assert overlay.windowFlags() & bypass and overlay.windowFlags() & top
+    overlay.set_always_on_top(False)
+    assert not overlay.windowFlags() & bypass and not overlay.windowFlags() & top
+    overlay.set_always_on_top(True)
+    assert overlay.windowFlags() & bypass and overlay.windowFlags() & top
+    assert overlay.windowFlags() & Qt.WindowType.Tool  # still no taskbar entry
+    plain = OverlayWindow(AvatarHost(fps=30, seed=1))
+    qtbot.addWidget(plain)
+    assert plain.windowFlags() & top and not plain.windowFlags() & bypass
