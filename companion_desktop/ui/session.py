@@ -9,6 +9,11 @@ session without XWayland gets them too. A ``QT_QPA_PLATFORM`` the user set is ne
 changed. Each choice names a fallback after a semicolon, which Qt tries when the first
 platform cannot start, so a wrong guess costs nothing.
 
+Staying on top as a native Wayland window would need a compositor's layer-shell protocol;
+no maintained Python binding gives a PySide6 window that role (the Qt plugins for it are
+built against the system's Qt, not the one PySide6 bundles), so native windows are
+ordinary top-level windows and XWayland is the default.
+
 The choice needs only the standard library; the questions about the running session
 (``native_wayland()``, ``limits()``, ``xwayland_note()``) import Qt when asked.
 """
