@@ -7,7 +7,7 @@ import numpy as np
 from . import body, face, hair, head, outfit, textures
 from .gltf import FLOAT, USHORT, GlbBuilder
 from .materials import LOOKS, MATERIAL_ORDER, material_json
-from .meshkit import Part, Weights
+from .meshkit import Part, Weights, keep_triangles
 from .png import encode_png
 from .skeleton import Skeleton, humanoid_skeleton
 from .vrm import spring_json, vrm_json
@@ -37,10 +37,16 @@ def place_eyes(sk: Skeleton) -> None:
         sk.positions[sk.bone(side + "Eye")] = np.array([x, y, z - 0.020])
 
 
+SKULL_MARGIN = np.radians(30.0)  # how far above the hairline the skull may be left out
+
+
 def make_parts(sk: Skeleton) -> tuple[list[Part], list[hair.Chain]]:
     w = Weights(MAX_BONES)
     hb = sk.bone("head")
-    parts = [head.head_part(w.rigid(1, hb)[0])]
+    skull = head.head_part(w.rigid(1, hb)[0])
+    # the crown lies deep under the hair cap, out of sight from any side
+    hidden = hair.under_cap(skull.pos, SKULL_MARGIN)
+    parts = [keep_triangles(skull, ~hidden[skull.tri].all(axis=1))]
     parts += face.eye_parts("left", w, hb, sk.bone("leftEye"))
     parts += face.eye_parts("right", w, hb, sk.bone("rightEye"))
     parts += face.mouth_parts(w, hb)

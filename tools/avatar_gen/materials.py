@@ -1,7 +1,9 @@
 """Hana's MToon materials (VRMC_materials_mtoon 1.0 with a KHR_materials_unlit fallback).
 
 Colours are written here in sRGB hex and converted to the linear factors glTF wants.
-Outline widths are world widths in metres.
+Outline widths are world widths in metres. Only the skirt and its frill are double-sided:
+their insides show from below. Every other part is closed, lies on her, or carries an inside
+of its own where one can be seen (``meshkit.inner_layer``), so it is drawn one-sided.
 """
 
 from __future__ import annotations
@@ -50,7 +52,6 @@ LOOKS: tuple[Look, ...] = (
         0.05,
         0.92,
         -0.05,
-        double_sided=True,
     ),
     Look(
         "Dress",
@@ -64,7 +65,6 @@ LOOKS: tuple[Look, ...] = (
         0.0,
         0.9,
         0.0,
-        double_sided=True,
     ),
     Look(
         "DressWhite",
@@ -78,7 +78,6 @@ LOOKS: tuple[Look, ...] = (
         0.0,
         0.9,
         0.0,
-        double_sided=True,
     ),
     Look(
         "Ribbon",
@@ -88,6 +87,33 @@ LOOKS: tuple[Look, ...] = (
         0.0014,
         "#6E1838",
         "#5A1A30",
+        4.0,
+        0.0,
+        0.9,
+        0.0,
+    ),
+    Look(
+        "Skirt",
+        "#5665C4",
+        "#39408E",
+        None,
+        0.0018,
+        "#1D2154",
+        "#2A2F6A",
+        4.0,
+        0.0,
+        0.9,
+        0.0,
+        double_sided=True,
+    ),
+    Look(
+        "Frill",
+        "#FBFBFF",
+        "#C8CBE6",
+        None,
+        0.0015,
+        "#5F6590",
+        "#2A2A40",
         4.0,
         0.0,
         0.9,

@@ -7,7 +7,7 @@ import numpy as np
 
 from .body import neckline_y, torso_point
 from .mathutil import normalize, pchip, smoothstep
-from .meshkit import Part, Weights, grid_part, mirror_x, sweep
+from .meshkit import Part, Weights, grid_part, inner_layer, mirror_x, sweep
 from .skeleton import Skeleton
 
 _SKIRT = np.array(
@@ -22,6 +22,9 @@ _SKIRT = np.array(
 )
 SKIRT_TOP, SKIRT_HEM = 0.945, 0.580
 SKIRT_COLS = 42
+#: where the skirt's rows lie from its top (0) to the hem (1): close where it curves over
+#: the hips, wider apart down the nearly straight flare
+SKIRT_ROWS = np.array([0.0, 0.06, 0.14, 0.25, 0.39, 0.56, 0.77, 1.0])
 
 
 def skirt_point(
@@ -73,10 +76,10 @@ def _skirt_weights(w: Weights, sk: Skeleton, p: np.ndarray, chains: list[list[in
 
 def skirt_parts(sk: Skeleton, w: Weights, chains: list[list[int]]) -> list[Part]:
     phi = np.linspace(0.0, 2 * np.pi, SKIRT_COLS * 2 + 1)[None, :]
-    y = np.linspace(SKIRT_TOP, SKIRT_HEM, 12)[:, None]
+    y = SKIRT_TOP + (SKIRT_HEM - SKIRT_TOP) * SKIRT_ROWS[:, None]
     grid = skirt_point(y, phi)
     grid[:, -1] = grid[:, 0]
-    skirt = grid_part("skirt", "Body", "Dress", grid, flip=True)
+    skirt = grid_part("skirt", "Body", "Skirt", grid, flip=True)
     skirt.weights = _skirt_weights(w, sk, skirt.pos, chains)
     # white frill under the hem: finer, deeper waves
     fy = np.linspace(SKIRT_HEM + 0.012, SKIRT_HEM - 0.032, 5)[:, None]
@@ -86,7 +89,7 @@ def skirt_parts(sk: Skeleton, w: Weights, chains: list[list[int]]) -> list[Part]
     fgrid = base * np.stack([grow * ripple, np.ones_like(fy * phi), grow * ripple], -1)
     fgrid[..., 1] = np.broadcast_to(fy, fgrid.shape[:2])
     fgrid[:, -1] = fgrid[:, 0]
-    frill = grid_part("frill", "Body", "DressWhite", fgrid, flip=True)
+    frill = grid_part("frill", "Body", "Frill", fgrid, flip=True)
     frill.weights = _skirt_weights(w, sk, frill.pos, chains)
     # sash at the waist
     sy = np.linspace(0.958, 0.928, 5)[:, None]
@@ -125,8 +128,10 @@ def sleeve_parts(sk: Skeleton, w: Weights) -> list[Part]:
         "cuff_L", "Body", "DressWhite", sweep(cpath, np.array([0, 0, 1.0]), cr, cr, cols=20)
     )
     cuff.weights = w.rigid(len(cuff.pos), sk.bone("leftUpperArm"))
+    # the cuff's open end shows its inside around the arm
+    inside = inner_layer("cuff_inside_L", cuff, (len(cx), 21), slice(0, len(cx)))
     mm = sk.mirror_map()
-    parts = [sleeve, cuff]
+    parts = [sleeve, cuff, inside]
     return parts + [mirror_x(p, p.name.replace("_L", "_R"), mm) for p in parts]
 
 
@@ -153,19 +158,24 @@ def collar_part(sk: Skeleton, w: Weights) -> list[Part]:
         [sk.bone(n) for n in names],
         [0.03, 0.02],
     )
-    return [part]
+    # its upper edge stands off the neckline: the inside shows there from above
+    inside = inner_layer("collar_inside", part, grid.shape[:2], slice(0, 2), flip=True)
+    return [part, inside]
 
 
-def bow_grids(centre, right, up, fwd, size: float) -> list[np.ndarray]:
-    """A ribbon bow (two wings, a knot, two tails) in the frame (right, up, fwd)."""
+def bow_grids(
+    centre, right, up, fwd, size: float, rows: int = 6, cols: int = 10
+) -> list[np.ndarray]:
+    """A ribbon bow (two wings, a knot, two tails) in the frame (right, up, fwd); ``rows`` and
+    ``cols`` are the points across and around each wing and the knot (fewer on small bows)."""
     c, r, u, f = (np.asarray(v, np.float64) for v in (centre, right, up, fwd))
     out = []
 
     def place(local):
         return c + local[..., :1] * r + local[..., 1:2] * u + local[..., 2:3] * f
 
-    th = np.linspace(0.0, np.pi, 7)[:, None]
-    ph = np.linspace(0.0, 2 * np.pi, 13)[None, :]
+    th = np.linspace(0.0, np.pi, rows)[:, None]
+    ph = np.linspace(0.0, 2 * np.pi, cols + 1)[None, :]
     for sign in (1.0, -1.0):
         x = np.sin(th) * np.cos(ph)
         y = np.cos(th) * np.ones_like(ph)
@@ -191,7 +201,7 @@ def bow_grids(centre, right, up, fwd, size: float) -> list[np.ndarray]:
     g[0], g[-1] = g[0].mean(0), g[-1].mean(0)
     out.append(g)
     for sign in (1.0, -1.0):
-        s = np.linspace(0.0, 1.0, 5)
+        s = np.linspace(0.0, 1.0, 4)
         path = np.stack(
             [sign * (0.05 + 0.45 * s) * size, -(0.1 + 1.15 * s) * size, -0.05 * size * s], 1
         )
@@ -219,7 +229,7 @@ def shoe_bows(sk: Skeleton, w: Weights) -> list[Part]:
         x = sk.pos(side + "Foot")[0]
         fwd = normalize(np.array([0.0, 0.75, 0.66]))
         up = np.cross(fwd, np.array([1.0, 0.0, 0.0]))
-        grids = bow_grids((x, 0.0715, 0.056), (1.0, 0.0, 0.0), up, fwd, 0.017)
+        grids = bow_grids((x, 0.0715, 0.056), (1.0, 0.0, 0.0), up, fwd, 0.017, 5, 8)
         for i, g in enumerate(grids[:3]):  # wings and knot; no tails on a shoe
             part = grid_part(f"shoe_bow_{side}_{i}", "Body", "Ribbon", g)
             part.weights = w.rigid(len(part.pos), sk.bone(side + "Foot"))
