@@ -29,9 +29,9 @@ _TORSO = np.array(
     ]
 )
 TORSO_COLS = 32
-#: the bodice's rows from the crotch (0) to the neckline (1): few where the skirt covers it
-#: (below about a half), as close as before above
-BODICE_ROWS = np.concatenate([[0.0, 0.03, 0.1, 0.22, 0.36], np.linspace(0.5, 1.0, 12)])
+#: the bodice's rows from the crotch (0) to the neckline (1): it starts inside the skirt, which
+#: (closed by its lining) hides everything below its top from every side
+BODICE_ROWS = np.linspace(0.45, 1.0, 13)
 
 
 def torso_section(y: np.ndarray):
@@ -92,7 +92,7 @@ def arm_parts(sk: Skeleton, w: Weights) -> list[Part]:
     sh, ua, la, ha = (sk.pos("left" + n) for n in ("Shoulder", "UpperArm", "LowerArm", "Hand"))
     # the arm starts inside the puff sleeve (which covers it from the shoulder to the cuff)
     x = np.concatenate(
-        [np.linspace(0.16, 0.29, 6), np.linspace(0.30, 0.34, 4), np.linspace(0.36, 0.522, 7)]
+        [np.linspace(0.16, 0.29, 5), np.linspace(0.30, 0.34, 3), np.linspace(0.36, 0.522, 5)]
     )
     r = pchip(
         [0.062, 0.10, 0.20, 0.29, 0.33, 0.40, 0.50, 0.522],
@@ -166,7 +166,7 @@ def hand_parts(sk: Skeleton, w: Weights) -> list[Part]:
             tip, rad * np.sqrt(np.clip(1 - ((s - (s_ctrl[-1] - radius)) / radius) ** 2, 0, 1)), rad
         )
         side = np.array([0.0, 0.0, 1.0]) if finger != "Thumb" else np.array([0.0, 1.0, 0.0])
-        grid = sweep(path, side, rad, rad * 0.9, cols=5)
+        grid = sweep(path, side, rad, rad * 0.9, cols=4)
         part = grid_part(f"finger_{finger}_L", "Body", "Skin", grid)
         bones = [hb] + [sk.bone("left" + finger + j) for j in joints]
         part.weights = w.chain(
@@ -178,9 +178,9 @@ def hand_parts(sk: Skeleton, w: Weights) -> list[Part]:
 
 def leg_parts(sk: Skeleton, w: Weights) -> list[Part]:
     ul, ll, ft = (sk.pos("left" + n) for n in ("UpperLeg", "LowerLeg", "Foot"))
-    # the thigh is seen only from below the skirt: fewer rows there
+    # the thigh starts inside the skirt, above its lining
     y = np.concatenate(
-        [[0.795, 0.72, 0.65, 0.60, 0.55, 0.50], np.linspace(0.47, 0.37, 6), np.linspace(0.34, 0.055, 8)]
+        [[0.65, 0.60, 0.55, 0.50], np.linspace(0.47, 0.37, 4), np.linspace(0.34, 0.055, 8)]
     )
     r = pchip(
         [0.055, 0.08, 0.12, 0.20, 0.30, 0.36, 0.43, 0.48, 0.60, 0.72, 0.795],

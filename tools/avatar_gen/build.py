@@ -6,7 +6,7 @@ import numpy as np
 
 from . import body, face, hair, head, outfit, textures
 from .gltf import FLOAT, USHORT, GlbBuilder
-from .materials import LOOKS, MATERIAL_ORDER, material_json
+from .materials import DRAW_ORDER, LOOKS, MATERIAL_ORDER, material_json
 from .meshkit import Part, Weights, keep_triangles
 from .png import encode_png
 from .skeleton import Skeleton, humanoid_skeleton
@@ -248,10 +248,10 @@ def build_document(
         group = [p for p in parts if p.mesh == mesh_name]
         morphs = list(target_names) if mesh_name == "Face" else []
         prims = []
-        for m, mat in enumerate(MATERIAL_ORDER):
+        for mat in DRAW_ORDER:
             sel = [p for p in group if p.material == mat]
             if sel:
-                prims.append(_primitive(g, sel, m, bones, morphs))
+                prims.append(_primitive(g, sel, MATERIAL_ORDER.index(mat), bones, morphs))
         mesh: dict = {"name": mesh_name, "primitives": prims}
         if morphs:
             mesh["weights"] = [0.0] * len(morphs)

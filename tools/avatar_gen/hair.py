@@ -48,8 +48,8 @@ def scalp(theta, phi, extra=0.0) -> np.ndarray:
     return radial_point(sphere_dir(theta, phi), cap_offset(theta, phi) + extra)
 
 
-CAP_ROWS, CAP_COLS = 10, 36
-CAP_INSIDE_ROWS = 5  # the rows nearest the hairline, whose underside shows from below
+CAP_ROWS, CAP_COLS = 9, 32
+CAP_INSIDE_ROWS = 4  # the rows nearest the hairline, whose underside shows from below
 
 
 def cap_part(w: Weights, head: int) -> list[Part]:
@@ -141,11 +141,11 @@ def _weigh(
 
 
 #: rows (points along the strand) and columns (around it) of each kind of strand's mesh
-BANG_ROWS, BANG_COLS = 10, 6
+BANG_ROWS, BANG_COLS = 9, 6
 AHOGE_ROWS, AHOGE_COLS = 10, 6
-SIDE_ROWS, SIDE_COLS = 13, 8
-BACK_ROWS, BACK_COLS = 9, 6
-TAIL_ROWS, TAIL_COLS = 16, 14
+SIDE_ROWS, SIDE_COLS = 11, 8
+BACK_ROWS, BACK_COLS = 8, 6
+TAIL_ROWS, TAIL_COLS = 14, 14
 JOINT_ROWS = 13  # a bang's path as its joints are placed on
 
 

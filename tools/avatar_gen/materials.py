@@ -1,9 +1,9 @@
 """Hana's MToon materials (VRMC_materials_mtoon 1.0 with a KHR_materials_unlit fallback).
 
 Colours are written here in sRGB hex and converted to the linear factors glTF wants.
-Outline widths are world widths in metres. Only the skirt and its frill are double-sided:
-their insides show from below. Every other part is closed, lies on her, or carries an inside
-of its own where one can be seen (``meshkit.inner_layer``), so it is drawn one-sided.
+Outline widths are world widths in metres. Every material is one-sided: each part is closed,
+lies on her, or carries an inside of its own where one can be seen (``meshkit.inner_layer``;
+the skirt has a lining across its hem).
 """
 
 from __future__ import annotations
@@ -92,38 +92,27 @@ LOOKS: tuple[Look, ...] = (
         0.9,
         0.0,
     ),
-    Look(
-        "Skirt",
-        "#5665C4",
-        "#39408E",
-        None,
-        0.0018,
-        "#1D2154",
-        "#2A2F6A",
-        4.0,
-        0.0,
-        0.9,
-        0.0,
-        double_sided=True,
-    ),
-    Look(
-        "Frill",
-        "#FBFBFF",
-        "#C8CBE6",
-        None,
-        0.0015,
-        "#5F6590",
-        "#2A2A40",
-        4.0,
-        0.0,
-        0.9,
-        0.0,
-        double_sided=True,
-    ),
     Look("Shoe", "#5A3433", "#35201F", None, 0.0015, "#1A0D0C", "#4A3030", 3.0, 0.1, 0.85, 0.0),
 )
 
 MATERIAL_ORDER = tuple(look.name for look in LOOKS)
+#: the order of a mesh's primitives, which is the order they are drawn in: what lies on top
+#: first (bows and the collar over the dress, the skirt over the thighs and the bodice's
+#: lower half), so that what it hides fails the depth test instead of being shaded twice
+DRAW_ORDER = (
+    "Ribbon",
+    "DressWhite",
+    "Dress",
+    "Skin",
+    "Shoe",
+    "FaceSkin",
+    "EyeWhite",
+    "Iris",
+    "EyeLine",
+    "Brow",
+    "Mouth",
+    "Hair",
+)
 
 
 def material_json(look: Look, texture_index: dict[str, int]) -> dict:

@@ -79,23 +79,26 @@ def skirt_parts(sk: Skeleton, w: Weights, chains: list[list[int]]) -> list[Part]
     y = SKIRT_TOP + (SKIRT_HEM - SKIRT_TOP) * SKIRT_ROWS[:, None]
     grid = skirt_point(y, phi)
     grid[:, -1] = grid[:, 0]
-    skirt = grid_part("skirt", "Body", "Skirt", grid, flip=True)
+    skirt = grid_part("skirt", "Body", "Dress", grid, flip=True)
     skirt.weights = _skirt_weights(w, sk, skirt.pos, chains)
+    lining = _lining(w, sk, grid[-1], _skirt_weights(w, sk, grid[-1], chains))
     # white frill under the hem: finer, deeper waves
-    fy = np.linspace(SKIRT_HEM + 0.012, SKIRT_HEM - 0.032, 5)[:, None]
+    # grow and ripple are (nearly) linear down the frill: its top and bottom rows are enough
+    fy = np.linspace(SKIRT_HEM + 0.012, SKIRT_HEM - 0.032, 2)[:, None]
     base = skirt_point(np.full_like(fy, SKIRT_HEM), phi, wave=1.0)
     grow = 1.0 + 0.09 * (SKIRT_HEM + 0.012 - fy) / 0.044
     ripple = 1.0 + 0.03 * np.cos(42 * phi) * (SKIRT_HEM + 0.012 - fy) / 0.044
     fgrid = base * np.stack([grow * ripple, np.ones_like(fy * phi), grow * ripple], -1)
     fgrid[..., 1] = np.broadcast_to(fy, fgrid.shape[:2])
     fgrid[:, -1] = fgrid[:, 0]
-    frill = grid_part("frill", "Body", "Frill", fgrid, flip=True)
+    frill = grid_part("frill", "Body", "DressWhite", fgrid, flip=True)
     frill.weights = _skirt_weights(w, sk, frill.pos, chains)
+    frill_inside = inner_layer("frill_inside", frill, fgrid.shape[:2], slice(0, 2), flip=True)
     # sash at the waist
-    sy = np.linspace(0.958, 0.928, 5)[:, None]
-    sphi = np.linspace(0.0, 2 * np.pi, 49)[None, :]
+    sy = np.linspace(0.958, 0.928, 3)[:, None]
+    sphi = np.linspace(0.0, 2 * np.pi, 33)[None, :]
     sgrid = torso_point(sy, sphi, grow=0.0)
-    bulge = np.array([0.0, 0.004, 0.005, 0.004, 0.0])[:, None, None]
+    bulge = np.array([0.0, 0.005, 0.0])[:, None, None]
     centre = np.array([0.0, 0.0, -0.004])
     sgrid = sgrid + normalize((sgrid - centre) * (1, 0, 1)) * (0.0035 + bulge)
     sgrid[:, -1] = sgrid[:, 0]
@@ -103,15 +106,30 @@ def skirt_parts(sk: Skeleton, w: Weights, chains: list[list[int]]) -> list[Part]
     sash.weights = w.chain(
         sash.pos[:, 1], [sk.pos("spine")[1]], [sk.bone("hips"), sk.bone("spine")], 0.03
     )
-    return [skirt, frill, sash]
+    return [skirt, lining, frill, frill_inside, sash]
+
+
+def _lining(w: Weights, sk: Skeleton, hem: np.ndarray, hem_weights: np.ndarray) -> Part:
+    """The skirt's underside: a disc across the hem, facing down. Looked at from below it
+    is what shows inside the skirt (the legs come through it); from anywhere else it faces
+    away and is not drawn. It closes the skirt, so the skirt is one-sided and the thighs and
+    the bodice end inside it."""
+    centre = np.array([0.0, SKIRT_HEM, -0.004])
+    reach = np.array([1.0, 0.5, 0.0])[:, None, None]  # the rim, a ring halfway in, the centre
+    grid = centre + (hem[None] - centre) * reach
+    part = grid_part("skirt_lining", "Body", "Dress", grid, flip=True)
+    rim = np.repeat(reach.ravel(), len(hem))
+    hips = w.rigid(len(part.pos), sk.bone("hips"))
+    part.weights = Weights.mix(hips, np.tile(hem_weights, (3, 1)), rim)
+    return part
 
 
 def sleeve_parts(sk: Skeleton, w: Weights) -> list[Part]:
     ua = sk.pos("leftUpperArm")
-    x = np.linspace(0.068, 0.192, 10)
+    x = np.linspace(0.068, 0.192, 7)
     r = pchip([0.068, 0.09, 0.125, 0.165, 0.192], [0.036, 0.047, 0.053, 0.046, 0.033], x)
     path = np.stack([x, np.full_like(x, ua[1] + 0.004), np.full_like(x, ua[2])], 1)
-    cols = 24
+    cols = 20  # two points to each of the ten gathers
     grid = sweep(path, np.array([0.0, 0.0, 1.0]), r, r * 0.95, cols=cols)
     a = np.linspace(0, 2 * np.pi, cols + 1)
     gather = 1.0 + 0.06 * np.cos(10 * a)[None, :] * np.sin(np.pi * (x - 0.068) / 0.124)[:, None]
@@ -129,7 +147,7 @@ def sleeve_parts(sk: Skeleton, w: Weights) -> list[Part]:
     )
     cuff.weights = w.rigid(len(cuff.pos), sk.bone("leftUpperArm"))
     # the cuff's open end shows its inside around the arm
-    inside = inner_layer("cuff_inside_L", cuff, (len(cx), 21), slice(0, len(cx)))
+    inside = inner_layer("cuff_inside_L", cuff, (len(cx), 21), slice(len(cx) - 2, len(cx)))
     mm = sk.mirror_map()
     parts = [sleeve, cuff, inside]
     return parts + [mirror_x(p, p.name.replace("_L", "_R"), mm) for p in parts]
@@ -137,11 +155,11 @@ def sleeve_parts(sk: Skeleton, w: Weights) -> list[Part]:
 
 def collar_part(sk: Skeleton, w: Weights) -> list[Part]:
     gap = 0.10
-    t = np.linspace(0.0, 1.0, 61)
+    t = np.linspace(0.0, 1.0, 41)
     phi = gap + t * (2 * np.pi - 2 * gap)
     d = np.minimum(phi - gap, 2 * np.pi - gap - phi)
     width = 0.036 * np.sqrt(1.0 - (1.0 - np.clip(d / 0.55, 0, 1)) ** 2) + 0.002
-    rows = np.linspace(0.0, 1.0, 5)[:, None]
+    rows = np.linspace(0.0, 1.0, 4)[:, None]
     top = neckline_y(phi)[None, :] + 0.006
     y = top - rows * width[None, :]
     grow = 0.0045 + 0.0025 * rows
