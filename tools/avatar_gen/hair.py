@@ -11,7 +11,7 @@ import numpy as np
 from .head import CENTRE, radial_point, sphere_dir
 from .mathutil import arc_length, bezier, normalize, pchip, resample
 from .meshkit import Part, Weights, grid_part, inner_layer, sweep
-from .outfit import bow_grids
+from .outfit import bow_grids, bow_parts
 from .skeleton import Skeleton
 
 D = np.radians
@@ -49,7 +49,7 @@ def scalp(theta, phi, extra=0.0) -> np.ndarray:
 
 
 CAP_ROWS, CAP_COLS = 9, 32
-CAP_INSIDE_ROWS = 4  # the rows nearest the hairline, whose underside shows from below
+CAP_INSIDE_ROWS = 5  # the rows nearest the hairline, whose underside shows from below
 
 
 def cap_part(w: Weights, head: int) -> list[Part]:
@@ -90,8 +90,8 @@ def _strand(
     material: str = "Hair",
     twist_mod: float = 0.0,
 ) -> Part:
-    """A closed tube along ``path`` (its root end lies on the cap, its tip is one point), so
-    one-sided faces hide nothing: its inside is never in view."""
+    """A closed tube along ``path``: its root and its tip are single points, so one-sided
+    faces hide nothing (an open root would show the tube's inside from above)."""
     grid = sweep(path, side, half_w, half_t, cols=cols, bend=bend)
     if twist_mod:
         a = np.linspace(0, 2 * np.pi, cols + 1)[None, :, None]
@@ -102,7 +102,8 @@ def _strand(
         np.broadcast_arrays(np.linspace(0, 1, cols + 1)[None, :] * 0.5, 0.45 + 0.55 * t[:, None]),
         -1,
     )
-    grid[-1] = grid[-1].mean(0)  # a closed point at the tip
+    grid[0] = grid[0].mean(0)  # closed at the root
+    grid[-1] = grid[-1].mean(0)  # and at the tip
     return grid_part(name, "Hair", material, grid, uv=uv)
 
 
@@ -321,10 +322,8 @@ def twin_tails(sk: Skeleton, w: Weights, head: int) -> tuple[list[Part], list[Ch
         fwd = normalize(out * (1, 0, 1))
         up = np.array([0.0, 1.0, 0.0])
         right = np.cross(up, fwd)
-        for k, g in enumerate(bow_grids(anchor + out * 0.014, right, up, fwd, 0.044)):
-            bow = grid_part(f"hair_bow_{label}_{k}", "Hair", "Ribbon", g)
-            bow.weights = w.rigid(len(bow.pos), head)
-            parts.append(bow)
+        grids = bow_grids(anchor + out * 0.014, right, up, fwd, 0.044)
+        parts += bow_parts(f"hair_bow_{label}", "Hair", grids, lambda n: w.rigid(n, head))
     return parts, chains
 
 

@@ -92,7 +92,8 @@ LOOKS: tuple[Look, ...] = (
         0.9,
         0.0,
     ),
-    Look("Shoe", "#5A3433", "#35201F", None, 0.0015, "#1A0D0C", "#4A3030", 3.0, 0.1, 0.85, 0.0),
+    # no outline: the near-black line does not show against the dark brown shoe
+    Look("Shoe", "#5A3433", "#35201F", None, 0.0, "#1A0D0C", "#4A3030", 3.0, 0.1, 0.85, 0.0),
 )
 
 MATERIAL_ORDER = tuple(look.name for look in LOOKS)

@@ -139,6 +139,9 @@ def sleeve_parts(sk: Skeleton, w: Weights) -> list[Part]:
     bones = [sk.bone("leftShoulder"), sk.bone("leftUpperArm")]
     sleeve = grid_part("sleeve_L", "Body", "Dress", grid)
     sleeve.weights = w.chain(sleeve.pos[:, 0], [ua[0]], bones, 0.03)
+    # with the arm down, the sleeve's shoulder end opens beside the bodice and its inside
+    # shows there (and a little inside the cuff)
+    inside_sleeve = inner_layer("sleeve_inside_L", sleeve, grid.shape[:2], slice(0, len(x)))
     cx = np.linspace(0.183, 0.203, 4)
     cr = np.array([0.033, 0.0345, 0.0345, 0.0325])
     cpath = np.stack([cx, np.full_like(cx, ua[1] + 0.002), np.full_like(cx, ua[2])], 1)
@@ -147,9 +150,9 @@ def sleeve_parts(sk: Skeleton, w: Weights) -> list[Part]:
     )
     cuff.weights = w.rigid(len(cuff.pos), sk.bone("leftUpperArm"))
     # the cuff's open end shows its inside around the arm
-    inside = inner_layer("cuff_inside_L", cuff, (len(cx), 21), slice(len(cx) - 2, len(cx)))
+    inside = inner_layer("cuff_inside_L", cuff, (len(cx), 21), slice(0, len(cx)))
     mm = sk.mirror_map()
-    parts = [sleeve, cuff, inside]
+    parts = [sleeve, inside_sleeve, cuff, inside]
     return parts + [mirror_x(p, p.name.replace("_L", "_R"), mm) for p in parts]
 
 
@@ -228,16 +231,26 @@ def bow_grids(
     return out
 
 
+def bow_parts(prefix: str, mesh: str, grids: list[np.ndarray], weights) -> list[Part]:
+    """Ribbon parts of a bow's grids (``bow_grids``), weighted by ``weights(vertex_count)``;
+    each tail also gets an inside at its cut end, the one opening of a bow."""
+    parts = []
+    for k, g in enumerate(grids):
+        part = grid_part(f"{prefix}_{k}", mesh, "Ribbon", g)
+        part.weights = weights(len(part.pos))
+        parts.append(part)
+        if k >= 3:
+            end = slice(len(g) - 2, len(g))
+            parts.append(inner_layer(f"{prefix}_{k}_inside", part, g.shape[:2], end))
+    return parts
+
+
 def chest_bow(sk: Skeleton, w: Weights) -> list[Part]:
     y = neckline_y(np.array(0.0)) - 0.006
     p = torso_point(np.array(y), np.array(0.0))
     centre = p + np.array([0.0, 0.0, 0.014])
-    parts = []
-    for i, g in enumerate(bow_grids(centre, (1, 0, 0), (0, 1, 0), (0, 0.25, 0.97), 0.03)):
-        part = grid_part(f"chest_bow_{i}", "Body", "Ribbon", g)
-        part.weights = w.rigid(len(part.pos), sk.bone("upperChest"))
-        parts.append(part)
-    return parts
+    grids = bow_grids(centre, (1, 0, 0), (0, 1, 0), (0, 0.25, 0.97), 0.03)
+    return bow_parts("chest_bow", "Body", grids, lambda n: w.rigid(n, sk.bone("upperChest")))
 
 
 def shoe_bows(sk: Skeleton, w: Weights) -> list[Part]:
