@@ -136,12 +136,14 @@ def sleeve_parts(sk: Skeleton, w: Weights) -> list[Part]:
     centre = path[:, None, :]
     grid = centre + (grid - centre) * gather[..., None]
     grid[:, -1] = grid[:, 0]
+    # closed at the shoulder (inside the bodice): with the arm down, that end opens
+    grid[0] = grid[0].mean(0)
     bones = [sk.bone("leftShoulder"), sk.bone("leftUpperArm")]
     sleeve = grid_part("sleeve_L", "Body", "Dress", grid)
     sleeve.weights = w.chain(sleeve.pos[:, 0], [ua[0]], bones, 0.03)
-    # with the arm down, the sleeve's shoulder end opens beside the bodice and its inside
-    # shows there (and a little inside the cuff)
-    inside_sleeve = inner_layer("sleeve_inside_L", sleeve, grid.shape[:2], slice(0, len(x)))
+    # its inside shows a little past the cuff, around the arm
+    end = slice(len(x) - 3, len(x))
+    inside_sleeve = inner_layer("sleeve_inside_L", sleeve, grid.shape[:2], end)
     cx = np.linspace(0.183, 0.203, 4)
     cr = np.array([0.033, 0.0345, 0.0345, 0.0325])
     cpath = np.stack([cx, np.full_like(cx, ua[1] + 0.002), np.full_like(cx, ua[2])], 1)
