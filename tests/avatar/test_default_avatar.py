@@ -190,11 +190,11 @@ def test_size_proportions_and_mesh_budget(glb):
 
 #: Her picture's cost on software GL follows the triangles drawn (twice where the material
 #: has an outline, which is drawn as a second pass of the same mesh) and the pixels they
-#: cover (twice where a material is double-sided). She was remodelled to 14,612 triangles
-#: (from 23,696), 12,324 of them outlined, none double-sided; these keep her there.
-TRIANGLE_BUDGET = 15_000
-OUTLINED_TRIANGLE_BUDGET = 12_700
-HAIR_TRIANGLE_BUDGET = 4_100
+#: cover (twice where a material is double-sided). She was remodelled to 15,156 triangles
+#: (from 23,696), 12,868 of them outlined, none double-sided; these keep her there.
+TRIANGLE_BUDGET = 15_600
+OUTLINED_TRIANGLE_BUDGET = 13_300
+HAIR_TRIANGLE_BUDGET = 4_400
 
 
 def test_she_stays_light_one_sided_and_within_her_triangle_budget(glb):

@@ -68,7 +68,7 @@ def torso_parts(sk: Skeleton, w: Weights) -> list[Part]:
     neck = neckline_y(phi)
     lo = BODICE_ROWS[:, None]
     y_dress = 0.712 + (neck[None, :] - 0.712) * lo
-    hi = np.linspace(0.0, 1.0, 6)[:, None]
+    hi = np.linspace(0.0, 1.0, 9)[:, None]
     y_skin = neck[None, :] + (1.275 - neck[None, :]) * hi
     parts = []
     for name, mat, ys in (("bodice", "Dress", y_dress), ("neck", "Skin", y_skin)):
