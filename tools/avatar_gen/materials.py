@@ -1,9 +1,11 @@
 """Hana's MToon materials (VRMC_materials_mtoon 1.0 with a KHR_materials_unlit fallback).
 
 Colours are written here in sRGB hex and converted to the linear factors glTF wants.
-Outline widths are world widths in metres. Every material is one-sided: each part is closed,
-lies on her, or carries an inside of its own where one can be seen (``meshkit.inner_layer``;
-the skirt has a lining across its hem).
+Outline widths are world widths in metres. Every material but the frill's is one-sided: each
+part is closed, lies on her, or carries an inside of its own where one can be seen
+(``meshkit.inner_layer``; the skirt has a lining across its hem). The frill, a pleated strip
+below the hem, is double-sided: an inside layer's outline, pushed inward, would show along
+its lower edge.
 """
 
 from __future__ import annotations
@@ -92,6 +94,20 @@ LOOKS: tuple[Look, ...] = (
         0.9,
         0.0,
     ),
+    Look(
+        "Frill",
+        "#FBFBFF",
+        "#C8CBE6",
+        None,
+        0.0015,
+        "#5F6590",
+        "#2A2A40",
+        4.0,
+        0.0,
+        0.9,
+        0.0,
+        double_sided=True,
+    ),
     # no outline: the near-black line does not show against the dark brown shoe
     Look("Shoe", "#5A3433", "#35201F", None, 0.0, "#1A0D0C", "#4A3030", 3.0, 0.1, 0.85, 0.0),
 )
@@ -103,6 +119,7 @@ MATERIAL_ORDER = tuple(look.name for look in LOOKS)
 DRAW_ORDER = (
     "Ribbon",
     "DressWhite",
+    "Frill",
     "Dress",
     "Skin",
     "Shoe",

@@ -91,9 +91,8 @@ def skirt_parts(sk: Skeleton, w: Weights, chains: list[list[int]]) -> list[Part]
     fgrid = base * np.stack([grow * ripple, np.ones_like(fy * phi), grow * ripple], -1)
     fgrid[..., 1] = np.broadcast_to(fy, fgrid.shape[:2])
     fgrid[:, -1] = fgrid[:, 0]
-    frill = grid_part("frill", "Body", "DressWhite", fgrid, flip=True)
+    frill = grid_part("frill", "Body", "Frill", fgrid, flip=True)
     frill.weights = _skirt_weights(w, sk, frill.pos, chains)
-    frill_inside = inner_layer("frill_inside", frill, fgrid.shape[:2], slice(0, 2), flip=True)
     # sash at the waist
     sy = np.linspace(0.958, 0.928, 3)[:, None]
     sphi = np.linspace(0.0, 2 * np.pi, 33)[None, :]
@@ -106,7 +105,7 @@ def skirt_parts(sk: Skeleton, w: Weights, chains: list[list[int]]) -> list[Part]
     sash.weights = w.chain(
         sash.pos[:, 1], [sk.pos("spine")[1]], [sk.bone("hips"), sk.bone("spine")], 0.03
     )
-    return [skirt, lining, frill, frill_inside, sash]
+    return [skirt, lining, frill, sash]
 
 
 def _lining(w: Weights, sk: Skeleton, hem: np.ndarray, hem_weights: np.ndarray) -> Part:
