@@ -29,6 +29,9 @@ _TORSO = np.array(
     ]
 )
 TORSO_COLS = 32
+#: the bodice's rows from the crotch (0) to the neckline (1): it starts inside the skirt, which
+#: (closed by its lining) hides everything below its top from every side
+BODICE_ROWS = np.linspace(0.45, 1.0, 13)
 
 
 def torso_section(y: np.ndarray):
@@ -63,7 +66,7 @@ def _torso_weights(w: Weights, sk: Skeleton, p: np.ndarray) -> np.ndarray:
 def torso_parts(sk: Skeleton, w: Weights) -> list[Part]:
     phi = np.linspace(0.0, 2 * np.pi, TORSO_COLS + 1)
     neck = neckline_y(phi)
-    lo = np.linspace(0.0, 1.0, 26)[:, None]
+    lo = BODICE_ROWS[:, None]
     y_dress = 0.712 + (neck[None, :] - 0.712) * lo
     hi = np.linspace(0.0, 1.0, 9)[:, None]
     y_skin = neck[None, :] + (1.275 - neck[None, :]) * hi
@@ -87,8 +90,9 @@ def _tube_along_x(
 
 def arm_parts(sk: Skeleton, w: Weights) -> list[Part]:
     sh, ua, la, ha = (sk.pos("left" + n) for n in ("Shoulder", "UpperArm", "LowerArm", "Hand"))
+    # the arm starts inside the puff sleeve (which covers it from the shoulder to the cuff)
     x = np.concatenate(
-        [np.linspace(0.062, 0.29, 11), np.linspace(0.30, 0.34, 4), np.linspace(0.36, 0.522, 7)]
+        [np.linspace(0.16, 0.29, 5), np.linspace(0.30, 0.34, 3), np.linspace(0.36, 0.522, 5)]
     )
     r = pchip(
         [0.062, 0.10, 0.20, 0.29, 0.33, 0.40, 0.50, 0.522],
@@ -126,7 +130,7 @@ def _ellipsoid(centre, semi, rows: int, cols: int, power: float = 2.0) -> np.nda
 
 def hand_parts(sk: Skeleton, w: Weights) -> list[Part]:
     hand = sk.pos("leftHand")
-    palm_grid = _ellipsoid((0.549, hand[1] - 0.001, -0.001), (0.038, 0.0125, 0.033), 10, 12, 2.6)
+    palm_grid = _ellipsoid((0.549, hand[1] - 0.001, -0.001), (0.038, 0.0125, 0.033), 8, 10, 2.6)
     palm = grid_part("palm_L", "Body", "Skin", palm_grid)
     hb = sk.bone("leftHand")
     palm.weights = w.rigid(len(palm.pos), hb)
@@ -150,8 +154,8 @@ def hand_parts(sk: Skeleton, w: Weights) -> list[Part]:
         s_ctrl = np.concatenate([[0], np.cumsum(seg)])
         s = np.concatenate(
             [
-                np.linspace(0, s_ctrl[-1] - radius, 7),
-                s_ctrl[-1] - radius * (1 - np.sin(np.linspace(0, np.pi / 2, 4)[1:])),
+                np.linspace(0, s_ctrl[-1] - radius, 5),
+                s_ctrl[-1] - radius * (1 - np.sin(np.linspace(0, np.pi / 2, 3)[1:])),
             ]
         )
         s = np.minimum(s, s_ctrl[-1])
@@ -162,7 +166,7 @@ def hand_parts(sk: Skeleton, w: Weights) -> list[Part]:
             tip, rad * np.sqrt(np.clip(1 - ((s - (s_ctrl[-1] - radius)) / radius) ** 2, 0, 1)), rad
         )
         side = np.array([0.0, 0.0, 1.0]) if finger != "Thumb" else np.array([0.0, 1.0, 0.0])
-        grid = sweep(path, side, rad, rad * 0.9, cols=6)
+        grid = sweep(path, side, rad, rad * 0.9, cols=4)
         part = grid_part(f"finger_{finger}_L", "Body", "Skin", grid)
         bones = [hb] + [sk.bone("left" + finger + j) for j in joints]
         part.weights = w.chain(
@@ -174,8 +178,9 @@ def hand_parts(sk: Skeleton, w: Weights) -> list[Part]:
 
 def leg_parts(sk: Skeleton, w: Weights) -> list[Part]:
     ul, ll, ft = (sk.pos("left" + n) for n in ("UpperLeg", "LowerLeg", "Foot"))
+    # the thigh starts inside the skirt, above its lining
     y = np.concatenate(
-        [np.linspace(0.795, 0.50, 9), np.linspace(0.47, 0.37, 6), np.linspace(0.34, 0.055, 11)]
+        [[0.65, 0.60, 0.55, 0.50], np.linspace(0.47, 0.37, 4), np.linspace(0.34, 0.055, 8)]
     )
     r = pchip(
         [0.055, 0.08, 0.12, 0.20, 0.30, 0.36, 0.43, 0.48, 0.60, 0.72, 0.795],
@@ -215,7 +220,7 @@ def leg_parts(sk: Skeleton, w: Weights) -> list[Part]:
 
 def shoe_part(sk: Skeleton, w: Weights) -> Part:
     ft, toes = sk.pos("leftFoot"), sk.pos("leftToes")
-    grid = _ellipsoid((ft[0], 0.040, 0.030), (0.039, 0.046, 0.102), 14, 18, 2.6)
+    grid = _ellipsoid((ft[0], 0.040, 0.030), (0.039, 0.046, 0.102), 11, 16, 2.6)
     y, z = grid[..., 1], grid[..., 2]
     # lower toe box, flat sole
     height = pchip([-0.08, 0.0, 0.05, 0.09, 0.14], [1.0, 1.0, 0.62, 0.52, 0.45], z)

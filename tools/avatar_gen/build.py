@@ -6,8 +6,8 @@ import numpy as np
 
 from . import body, face, hair, head, outfit, textures
 from .gltf import FLOAT, USHORT, GlbBuilder
-from .materials import LOOKS, MATERIAL_ORDER, material_json
-from .meshkit import Part, Weights
+from .materials import DRAW_ORDER, LOOKS, MATERIAL_ORDER, material_json
+from .meshkit import Part, Weights, keep_triangles
 from .png import encode_png
 from .skeleton import Skeleton, humanoid_skeleton
 from .vrm import spring_json, vrm_json
@@ -37,10 +37,16 @@ def place_eyes(sk: Skeleton) -> None:
         sk.positions[sk.bone(side + "Eye")] = np.array([x, y, z - 0.020])
 
 
+SKULL_MARGIN = np.radians(30.0)  # how far above the hairline the skull may be left out
+
+
 def make_parts(sk: Skeleton) -> tuple[list[Part], list[hair.Chain]]:
     w = Weights(MAX_BONES)
     hb = sk.bone("head")
-    parts = [head.head_part(w.rigid(1, hb)[0])]
+    skull = head.head_part(w.rigid(1, hb)[0])
+    # the crown lies deep under the hair cap, out of sight from any side
+    hidden = hair.under_cap(skull.pos, SKULL_MARGIN)
+    parts = [keep_triangles(skull, ~hidden[skull.tri].all(axis=1))]
     parts += face.eye_parts("left", w, hb, sk.bone("leftEye"))
     parts += face.eye_parts("right", w, hb, sk.bone("rightEye"))
     parts += face.mouth_parts(w, hb)
@@ -242,10 +248,10 @@ def build_document(
         group = [p for p in parts if p.mesh == mesh_name]
         morphs = list(target_names) if mesh_name == "Face" else []
         prims = []
-        for m, mat in enumerate(MATERIAL_ORDER):
+        for mat in DRAW_ORDER:
             sel = [p for p in group if p.material == mat]
             if sel:
-                prims.append(_primitive(g, sel, m, bones, morphs))
+                prims.append(_primitive(g, sel, MATERIAL_ORDER.index(mat), bones, morphs))
         mesh: dict = {"name": mesh_name, "primitives": prims}
         if morphs:
             mesh["weights"] = [0.0] * len(morphs)

@@ -10,8 +10,8 @@ import numpy as np
 
 from .head import CENTRE, radial_point, sphere_dir
 from .mathutil import arc_length, bezier, normalize, pchip, resample
-from .meshkit import Part, Weights, grid_part, sweep
-from .outfit import bow_grids
+from .meshkit import Part, Weights, grid_part, inner_layer, sweep
+from .outfit import bow_grids, bow_parts
 from .skeleton import Skeleton
 
 D = np.radians
@@ -48,8 +48,14 @@ def scalp(theta, phi, extra=0.0) -> np.ndarray:
     return radial_point(sphere_dir(theta, phi), cap_offset(theta, phi) + extra)
 
 
-def cap_part(w: Weights, head: int) -> Part:
-    rows, cols = 12, 48
+CAP_ROWS, CAP_COLS = 9, 32
+CAP_INSIDE_ROWS = 5  # the rows nearest the hairline, whose underside shows from below
+
+
+def cap_part(w: Weights, head: int) -> list[Part]:
+    """The cap over the skull, one-sided, with an inside only along its edge (the rest of
+    its underside lies on the head and is never seen)."""
+    rows, cols = CAP_ROWS, CAP_COLS
     phi = np.linspace(0.0, 2 * np.pi, cols + 1)[None, :]
     s = np.linspace(0.0, 1.0, rows)[:, None] ** 0.9
     theta = s * _hairline(phi)
@@ -59,7 +65,18 @@ def cap_part(w: Weights, head: int) -> Part:
     uv = np.stack(np.broadcast_arrays(phi / (2 * np.pi) * 6.0, s * 0.55), -1)
     part = grid_part("hair_cap", "Hair", "Hair", grid, uv=uv, flip=True)
     part.weights = w.rigid(len(part.pos), head)
-    return part
+    edge = slice(rows - CAP_INSIDE_ROWS, rows)
+    inside = inner_layer("hair_cap_inside", part, (rows, cols + 1), edge, flip=True)
+    return [part, inside]
+
+
+def under_cap(p: np.ndarray, margin: float) -> np.ndarray:
+    """True for points (in the unscaled head space) whose direction from the head centre is
+    at least ``margin`` radians above the hairline: the cap covers them from every side."""
+    d = normalize(np.asarray(p, np.float64) - CENTRE)
+    theta = np.arccos(np.clip(d[:, 1], -1.0, 1.0))
+    phi = np.arctan2(d[:, 0], d[:, 2])
+    return theta < _hairline(phi) - margin
 
 
 def _strand(
@@ -73,6 +90,8 @@ def _strand(
     material: str = "Hair",
     twist_mod: float = 0.0,
 ) -> Part:
+    """A closed tube along ``path``: its root and its tip are single points, so one-sided
+    faces hide nothing (an open root would show the tube's inside from above)."""
     grid = sweep(path, side, half_w, half_t, cols=cols, bend=bend)
     if twist_mod:
         a = np.linspace(0, 2 * np.pi, cols + 1)[None, :, None]
@@ -83,20 +102,29 @@ def _strand(
         np.broadcast_arrays(np.linspace(0, 1, cols + 1)[None, :] * 0.5, 0.45 + 0.55 * t[:, None]),
         -1,
     )
-    grid[-1] = grid[-1].mean(0)  # a closed point at the tip
+    grid[0] = grid[0].mean(0)  # closed at the root
+    grid[-1] = grid[-1].mean(0)  # and at the tip
     return grid_part(name, "Hair", material, grid, uv=uv)
+
+
+def _fraction(path: np.ndarray) -> np.ndarray:
+    """How far along ``path`` each of its points lies, 0 at the root and 1 at the tip."""
+    return arc_length(path) / arc_length(path)[-1]
 
 
 def _chain_nodes(
     sk: Skeleton, name: str, path: np.ndarray, ts: list[float], head: int
-) -> tuple[list[int], np.ndarray]:
-    s = arc_length(path) / arc_length(path)[-1]
+) -> list[int]:
+    """Joints at fractions ``ts`` along ``path``. The path a strand's joints are placed on
+    is sampled as finely as it always was, so the joints (and her springs) stay where they
+    were whatever the mesh's own row count."""
+    s = _fraction(path)
     joints, parent = [], head
     for k, t in enumerate(ts):
         p = np.array([np.interp(t, s, path[:, i]) for i in range(3)])
         parent = sk.add(f"{name}_{k}", parent, p)
         joints.append(parent)
-    return joints, s
+    return joints
 
 
 def _weigh(
@@ -111,6 +139,15 @@ def _weigh(
     cols = len(part.pos) // len(s_rows)
     s = np.repeat(s_rows, cols)
     part.weights = w.chain(s, ts[:-1], [head] + joints[:-1], blend)
+
+
+#: rows (points along the strand) and columns (around it) of each kind of strand's mesh
+BANG_ROWS, BANG_COLS = 9, 6
+AHOGE_ROWS, AHOGE_COLS = 10, 6
+SIDE_ROWS, SIDE_COLS = 11, 8
+BACK_ROWS, BACK_COLS = 8, 6
+TAIL_ROWS, TAIL_COLS = 18, 16
+JOINT_ROWS = 13  # a bang's path as its joints are placed on
 
 
 def _taper(t: np.ndarray, root: float, peak_at: float, tip_power: float = 0.8) -> np.ndarray:
@@ -133,20 +170,24 @@ def bangs(sk: Skeleton, w: Weights, head: int) -> tuple[list[Part], list[Chain]]
     ]
     parts, chains = [], []
     for i, (az, tip, hw, layer) in enumerate(spec):
-        n = 13
-        t = np.linspace(0, 1, n)
-        theta = D(14 + (tip - 14) * t)
-        phi = D(az * (0.45 + 0.5 * t + 0.05 * t * t)) - D(az) * 0.10 * t**3
-        lift = 0.002 + 0.0018 * layer + 0.006 * np.clip((t - 0.55) / 0.45, 0, 1) ** 1.5
-        path = scalp(theta, phi, lift)
-        path = resample(path, n)
+
+        def along(n: int, az=az, tip=tip, layer=layer):
+            t = np.linspace(0, 1, n)
+            theta = D(14 + (tip - 14) * t)
+            phi = D(az * (0.45 + 0.5 * t + 0.05 * t * t)) - D(az) * 0.10 * t**3
+            lift = 0.002 + 0.0018 * layer + 0.006 * np.clip((t - 0.55) / 0.45, 0, 1) ** 1.5
+            return resample(scalp(theta, phi, lift), n), phi, t
+
+        path, phi, t = along(BANG_ROWS)
         side = np.stack([np.cos(phi), np.zeros_like(phi), -np.sin(phi)], -1)
         half_w = hw * _taper(t, 0.75, 0.35, 0.9)
         half_t = 0.0035 * _taper(t, 0.9, 0.3, 0.5) + 0.0004
-        part = _strand(f"bang_{i}", path, side, half_w, half_t, bend=0.35 * half_w, cols=8)
+        part = _strand(
+            f"bang_{i}", path, side, half_w, half_t, bend=0.35 * half_w, cols=BANG_COLS
+        )
         ts = [0.45, 0.75, 1.0]
-        joints, s = _chain_nodes(sk, f"hair_bang{i}", path, ts, head)
-        _weigh(part, w, s, ts, joints, head, 0.08)
+        joints = _chain_nodes(sk, f"hair_bang{i}", along(JOINT_ROWS)[0], ts, head)
+        _weigh(part, w, _fraction(path), ts, joints, head, 0.08)
         parts.append(part)
         chains.append(Chain(f"bangs_{i}", joints, "bangs", ["head"]))
     return parts, chains
@@ -157,8 +198,8 @@ def ahoge(sk: Skeleton, w: Weights, head: int) -> tuple[list[Part], list[Chain]]
     ctrl = np.array(
         [root, root + (0.004, 0.035, 0.01), root + (0.01, 0.055, 0.045), root + (0.018, 0.03, 0.07)]
     )
-    path = resample(bezier(ctrl, 40), 14)
-    t = np.linspace(0, 1, 14)
+    path = resample(bezier(ctrl, 40), AHOGE_ROWS)
+    t = np.linspace(0, 1, AHOGE_ROWS)
     side = np.array([1.0, 0.0, 0.0])
     part = _strand(
         "ahoge",
@@ -167,11 +208,11 @@ def ahoge(sk: Skeleton, w: Weights, head: int) -> tuple[list[Part], list[Chain]]
         0.0075 * _taper(t, 0.8, 0.3, 0.8),
         0.0022 * _taper(t, 1, 0.3, 0.5) + 0.0003,
         0.0,
-        cols=8,
+        cols=AHOGE_COLS,
     )
     ts = [0.2, 0.6, 1.0]
-    joints, s = _chain_nodes(sk, "hair_ahoge", path, ts, head)
-    _weigh(part, w, s, ts, joints, head, 0.1)
+    joints = _chain_nodes(sk, "hair_ahoge", resample(bezier(ctrl, 40), 14), ts, head)
+    _weigh(part, w, _fraction(path), ts, joints, head, 0.1)
     return [part], [Chain("ahoge", joints, "ahoge", [])]
 
 
@@ -182,8 +223,9 @@ def side_locks(sk: Skeleton, w: Weights, head: int) -> tuple[list[Part], list[Ch
         b = scalp(D(92), sign * D(78), 0.008)
         c = np.array([sign * 0.132, 1.24, 0.046])
         d = np.array([sign * 0.120, 1.135, 0.052])
-        path = resample(bezier(np.array([a, b, c, d]), 60), 18)
-        t = np.linspace(0, 1, 18)
+        curve = bezier(np.array([a, b, c, d]), 60)
+        path = resample(curve, SIDE_ROWS)
+        t = np.linspace(0, 1, SIDE_ROWS)
         out = normalize((path - CENTRE) * (1, 0, 1))
         side = np.cross(np.array([0.0, 1.0, 0.0]), out)
         half_w = 0.018 * _taper(t, 0.7, 0.3, 0.7)
@@ -194,11 +236,11 @@ def side_locks(sk: Skeleton, w: Weights, head: int) -> tuple[list[Part], list[Ch
             half_w,
             0.005 * _taper(t, 1, 0.3, 0.5) + 0.0005,
             0.35 * half_w,
-            cols=10,
+            cols=SIDE_COLS,
         )
         ts = [0.22, 0.45, 0.68, 0.86, 1.0]
-        joints, s = _chain_nodes(sk, f"hair_side_{label}", path, ts, head)
-        _weigh(part, w, s, ts, joints, head, 0.07)
+        joints = _chain_nodes(sk, f"hair_side_{label}", resample(curve, 18), ts, head)
+        _weigh(part, w, _fraction(path), ts, joints, head, 0.07)
         parts.append(part)
         chains.append(Chain(f"side_{label}", joints, "side", ["head", "body", "arms"]))
     return parts, chains
@@ -215,8 +257,9 @@ def back_panels(sk: Skeleton, w: Weights, head: int) -> tuple[list[Part], list[C
         length = 0.20 - 0.05 * abs(i - 4.5) / 4.5
         c = b + dirn * 0.02 + (0, -0.06, 0)
         d = b + dirn * 0.03 + (0, -length, 0)
-        path = resample(bezier(np.array([a, b, c, d]), 60), 12)
-        t = np.linspace(0, 1, 12)
+        curve = bezier(np.array([a, b, c, d]), 60)
+        path = resample(curve, BACK_ROWS)
+        t = np.linspace(0, 1, BACK_ROWS)
         side = np.stack([np.cos(phi), 0.0, -np.sin(phi)])
         half_w = 0.034 * _taper(t, 0.9, 0.35, 0.8)
         part = _strand(
@@ -226,11 +269,11 @@ def back_panels(sk: Skeleton, w: Weights, head: int) -> tuple[list[Part], list[C
             half_w,
             0.006 * _taper(t, 1, 0.3, 0.5) + 0.0006,
             0.3 * half_w,
-            cols=8,
+            cols=BACK_COLS,
         )
         ts = [0.35, 0.6, 0.82, 1.0]
-        joints, s = _chain_nodes(sk, f"hair_back{i}", path, ts, head)
-        _weigh(part, w, s, ts, joints, head, 0.07)
+        joints = _chain_nodes(sk, f"hair_back{i}", resample(curve, 12), ts, head)
+        _weigh(part, w, _fraction(path), ts, joints, head, 0.07)
         parts.append(part)
         chains.append(Chain(f"back_{i}", joints, "back", ["head", "body"]))
     return parts, chains
@@ -252,38 +295,46 @@ def twin_tails(sk: Skeleton, w: Weights, head: int) -> tuple[list[Part], list[Ch
                 (sign * 0.200, 0.86, -0.085),
             ]
         )
-        path = resample(bezier(ctrl, 120), 24)
-        t = np.linspace(0, 1, 24)
+        curve = bezier(ctrl, 120)
+        path = resample(curve, TAIL_ROWS)
+        t = np.linspace(0, 1, TAIL_ROWS)
         tan = normalize(np.gradient(path, axis=0))
         side = normalize(np.cross(tan, np.array([sign * 1.0, 0.0, 0.0])) + (0, 1e-3, 0))
         half_w = 0.05 * np.where(
             t < 0.045, 0.42, _taper(np.clip((t - 0.045) / 0.955, 0, 1), 0.45, 0.2, 0.75)
         )
         part = _strand(
-            f"twin_tail_{label}", path, side, half_w, half_w * 0.78, 0.0, cols=16, twist_mod=0.07
+            f"twin_tail_{label}",
+            path,
+            side,
+            half_w,
+            half_w * 0.78,
+            0.0,
+            cols=TAIL_COLS,
+            twist_mod=0.07,
         )
         ts = [0.04, 0.2, 0.37, 0.54, 0.7, 0.85, 1.0]
-        joints, s = _chain_nodes(sk, f"hair_tail_{label}", path, ts, head)
-        _weigh(part, w, s, ts, joints, head, 0.05)
+        joints = _chain_nodes(sk, f"hair_tail_{label}", resample(curve, 24), ts, head)
+        _weigh(part, w, _fraction(path), ts, joints, head, 0.05)
         parts.append(part)
         chains.append(Chain(f"tail_{label}", joints, "tail", ["head", "body", "arms", "hips"]))
         # the ribbon tying it
         fwd = normalize(out * (1, 0, 1))
         up = np.array([0.0, 1.0, 0.0])
         right = np.cross(up, fwd)
-        for k, g in enumerate(bow_grids(anchor + out * 0.014, right, up, fwd, 0.044)):
-            bow = grid_part(f"hair_bow_{label}_{k}", "Hair", "Ribbon", g)
-            bow.weights = w.rigid(len(bow.pos), head)
-            parts.append(bow)
+        grids = bow_grids(anchor + out * 0.014, right, up, fwd, 0.044)
+        parts += bow_parts(f"hair_bow_{label}", "Hair", grids, lambda n: w.rigid(n, head))
     return parts, chains
 
 
 def hair_parts(sk: Skeleton, w: Weights) -> tuple[list[Part], list[Chain]]:
     """All hair parts and their spring chains (joints are added to ``sk``)."""
     head = sk.bone("head")
-    parts, chains = [cap_part(w, head)], []
+    parts: list[Part] = []
+    chains: list[Chain] = []
     for build in (bangs, ahoge, side_locks, back_panels, twin_tails):
         p, c = build(sk, w, head)
         parts += p
         chains += c
-    return parts, chains
+    # the cap last: the strands lying on it are drawn first and hide what they cover
+    return parts + cap_part(w, head), chains

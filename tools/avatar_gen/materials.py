@@ -1,7 +1,11 @@
 """Hana's MToon materials (VRMC_materials_mtoon 1.0 with a KHR_materials_unlit fallback).
 
 Colours are written here in sRGB hex and converted to the linear factors glTF wants.
-Outline widths are world widths in metres.
+Outline widths are world widths in metres. Every material but the frill's is one-sided: each
+part is closed, lies on her, or carries an inside of its own where one can be seen
+(``meshkit.inner_layer``; the skirt has a lining across its hem). The frill, a pleated strip
+below the hem, is double-sided: an inside layer's outline, pushed inward, would show along
+its lower edge.
 """
 
 from __future__ import annotations
@@ -50,7 +54,6 @@ LOOKS: tuple[Look, ...] = (
         0.05,
         0.92,
         -0.05,
-        double_sided=True,
     ),
     Look(
         "Dress",
@@ -64,7 +67,6 @@ LOOKS: tuple[Look, ...] = (
         0.0,
         0.9,
         0.0,
-        double_sided=True,
     ),
     Look(
         "DressWhite",
@@ -78,7 +80,6 @@ LOOKS: tuple[Look, ...] = (
         0.0,
         0.9,
         0.0,
-        double_sided=True,
     ),
     Look(
         "Ribbon",
@@ -92,12 +93,44 @@ LOOKS: tuple[Look, ...] = (
         0.0,
         0.9,
         0.0,
+    ),
+    Look(
+        "Frill",
+        "#FBFBFF",
+        "#C8CBE6",
+        None,
+        0.0015,
+        "#5F6590",
+        "#2A2A40",
+        4.0,
+        0.0,
+        0.9,
+        0.0,
         double_sided=True,
     ),
-    Look("Shoe", "#5A3433", "#35201F", None, 0.0015, "#1A0D0C", "#4A3030", 3.0, 0.1, 0.85, 0.0),
+    # no outline: the near-black line does not show against the dark brown shoe
+    Look("Shoe", "#5A3433", "#35201F", None, 0.0, "#1A0D0C", "#4A3030", 3.0, 0.1, 0.85, 0.0),
 )
 
 MATERIAL_ORDER = tuple(look.name for look in LOOKS)
+#: the order of a mesh's primitives, which is the order they are drawn in: what lies on top
+#: first (bows and the collar over the dress, the skirt over the thighs and the bodice's
+#: lower half), so that what it hides fails the depth test instead of being shaded twice
+DRAW_ORDER = (
+    "Ribbon",
+    "DressWhite",
+    "Frill",
+    "Dress",
+    "Skin",
+    "Shoe",
+    "FaceSkin",
+    "EyeWhite",
+    "Iris",
+    "EyeLine",
+    "Brow",
+    "Mouth",
+    "Hair",
+)
 
 
 def material_json(look: Look, texture_index: dict[str, int]) -> dict:

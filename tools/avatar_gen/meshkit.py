@@ -105,6 +105,51 @@ def grid_part(
     )
 
 
+def inner_layer(
+    name: str, part: Part, grid_shape: tuple[int, int], rows: slice, flip: bool = False
+) -> Part:
+    """The inside of some rows of a one-sided sheet made by ``grid_part``: the same points,
+    the winding reversed and the normals turned inward, so the back of the sheet shows where
+    it can be seen (a cap's edge, a cuff's opening) while the rest stays one-sided.
+    ``grid_shape`` is the sheet's (rows, cols); ``flip`` the flag its grid was made with."""
+    n_rows, cols = grid_shape
+    index = np.arange(n_rows * cols).reshape(n_rows, cols)[rows]
+    sub = index.ravel()
+    r = len(index)
+    tri = grid_triangles(r, cols, not flip)
+    tri = drop_degenerate(part.pos[sub], tri)
+    return Part(
+        name,
+        part.mesh,
+        part.material,
+        part.pos[sub],
+        tri,
+        part.uv[sub],
+        None if part.weights is None else part.weights[sub],
+        -part.nrm[sub],
+    )
+
+
+def keep_triangles(part: Part, keep: np.ndarray) -> Part:
+    """``part`` with only the triangles where ``keep`` is true, and only the vertices those
+    use (normals as they were: the dropped triangles lie out of sight)."""
+    tri = part.tri[np.asarray(keep, bool)]
+    used = np.unique(tri)
+    remap = np.full(len(part.pos), -1, np.int64)
+    remap[used] = np.arange(len(used))
+    return Part(
+        part.name,
+        part.mesh,
+        part.material,
+        part.pos[used],
+        remap[tri],
+        part.uv[used],
+        None if part.weights is None else part.weights[used],
+        part.nrm[used],
+        {k: v[used] for k, v in part.morphs.items()},
+    )
+
+
 def frames_along(
     path: np.ndarray, side_hint: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
