@@ -109,6 +109,10 @@ class SpringSimulator:
         self._turn = quat.identity(n)
         self.tail, self.prev_tail, self._next = np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3))
         self._stiff_step = (-1.0, np.zeros(n))
+        # rest * q as one matrix product per joint (the output rotations, once a frame)
+        self._rest_left = quat.sandwich_maps(self.rest_rot, quat.identity(n))
+        self._has_center = bool(np.any(self.center >= 0))
+        self._gravity_world = self._gravity_dir * self._gravity_power[:, None]
         self.accumulator = 0.0
         self.initialized = False
 
@@ -124,6 +128,7 @@ class SpringSimulator:
         self.hit_radius = np.array([j.hit_radius for j in joints], np.float64)
         self.child = np.array([s.child for s in specs], np.float64).reshape(-1, 3)
         self.axis = _unit(self.child)
+        self._child_col = self.child[:, :, None]
         self.center = np.array([s.center for s in specs], np.int64)
         n = self.nodes
         self.rest_rot = sk.rest_rotation[n]
@@ -167,10 +172,8 @@ class SpringSimulator:
             anchor_world = np.take(world, self._anchor_node[indirect], axis=0)
             self._rel[indirect] = np.linalg.inv(anchor_world) @ self._static_parent[indirect]
         # world bone length: rotations do not change it, so the frame's pose gives it
-        basis = np.take(world, self.nodes, axis=0)[:, :3, :3]
-        bone = np.einsum("jab,jb->ja", basis, self.child)
-        self._length = np.sqrt(np.einsum("ja,ja->j", bone, bone))
-        self._has_center = bool(np.any(self.center >= 0))
+        bone = np.matmul(np.take(world, self.nodes, axis=0)[:, :3, :3], self._child_col)
+        self._length = np.sqrt(np.einsum("jak,jak->j", bone, bone))
         # center space <-> world per joint; None when no joint simulates in a center space
         self._c2w: np.ndarray | None
         self._w2c: np.ndarray | None
@@ -182,7 +185,7 @@ class SpringSimulator:
             self._gravity_c = _unit(gravity) * self._gravity_power[:, None]
         else:
             self._c2w = self._w2c = None
-            self._gravity_c = self._gravity_dir * self._gravity_power[:, None]
+            self._gravity_c = self._gravity_world
         self._gravity_step = self._gravity_c * self.step
         self._cols: ColliderFrame | None = None
         if self.colliders:
@@ -260,7 +263,12 @@ class SpringSimulator:
             self._step(self.step)
             steps += 1
         if steps:
-            self.local_rot = quat.multiply(self.rest_rot, quat.normalize(self._turn))
+            turn = self._turn
+            size = np.sqrt(np.einsum("ja,ja->j", turn, turn))
+            # a turn is never near zero (its w is at least |local| or it is the unit half
+            # turn); quat.normalize keeps the identity for a degenerate one all the same
+            turn = turn / size[:, None] if size.min() >= 1e-12 else quat.normalize(turn)
+            self.local_rot = np.matmul(self._rest_left, turn[:, :, None])[:, :, 0]
         pose.rotation[self.nodes] = self.local_rot
         return steps
 
