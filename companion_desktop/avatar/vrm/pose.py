@@ -27,6 +27,9 @@ from . import quat
 from .frame import rotation_y
 from .model import VrmModel
 
+#: Rows to recompute, level by level: (nodes, their parents).
+Levels = list[tuple[np.ndarray, np.ndarray]]
+
 
 class Skeleton:
     """What never changes about a model's node tree, cached for fast posing."""
@@ -155,6 +158,8 @@ class Pose:
         self.hips_offset = np.zeros(3)
         self._rows = np.zeros((self.skeleton.count + 2, 4, 4))
         self._rows[:, 3, 3] = 1.0
+        self._changed = self._rows.copy()  # local matrices of changed nodes (scratch)
+        self._plans: dict[bytes, Levels | None] = {}
         self.reset()
 
     # -- raw pose -------------------------------------------------------------------
@@ -220,6 +225,26 @@ class Pose:
         rows = local_matrices(self.translation, self.rotation, self.scale, out=self._rows)
         return world_from_locals(self.skeleton, rows)
 
+    def world_matrices_after(self, world: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """``world_matrices()`` when, since ``world`` came from it, only the local pose of
+        ``nodes`` (sorted, unique) changed: their rows and their descendants' are computed
+        again, parent before child, from the local matrices kept from that call (a new
+        array; the same numbers up to rounding)."""
+        key = nodes.tobytes()
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = subtree_levels(self.skeleton.parents, nodes)
+        if plan is None or not len(nodes):
+            return self.world_matrices() if plan is None else world.copy()
+        rows = self._rows
+        local_matrices(self.translation[nodes], self.rotation[nodes], self.scale[nodes],
+                       out=self._changed)
+        rows[nodes] = self._changed[:len(nodes)]
+        out = world.copy()
+        for level, parents in plan:
+            out[level] = np.matmul(np.take(out, parents, axis=0), np.take(rows, level, axis=0))
+        return out
+
     def joint_matrices(self, world: np.ndarray) -> list[np.ndarray]:
         """Per skin: (joints, 4, 4) float32 ``world[joint] @ inverse_bind``."""
         return [np.matmul(np.take(world, joints, axis=0), ibm).astype(np.float32) if len(joints)
@@ -235,3 +260,29 @@ def normalized_world_rotation(pose: Pose, world: np.ndarray, node: int) -> np.nd
     """How far a node's world rotation has turned from its rest (world-aligned, unit quat)."""
     return quat.multiply(world_rotation(world, node),
                          quat.conjugate(pose.skeleton.rest_world_rotation[node]))
+
+
+def subtree_levels(parents: np.ndarray, nodes: np.ndarray) -> Levels | None:
+    """``nodes`` and every descendant, grouped by how many of them lie above (0: the
+    parent is outside the group), each level with its parents: the rows to recompute, in
+    order, when only ``nodes`` changed. None when one of them is a root."""
+    count = len(parents)
+    inside = np.zeros(count, bool)
+    inside[nodes] = True
+    if np.any(parents[nodes] < 0):
+        return None
+    # every node below one of ``nodes``: walk up from each node once
+    changed = True
+    while changed:
+        below = (parents >= 0) & inside[np.maximum(parents, 0)] & ~inside
+        changed = bool(below.any())
+        inside |= below
+    depth = np.full(count, -1, np.int64)
+    rows = np.nonzero(inside)[0]
+    for node in rows.tolist():
+        d, up = 0, parents[node]
+        while up >= 0 and inside[up]:
+            d, up = d + 1, parents[up]
+        depth[node] = d
+    return [(rows[depth[rows] == d], parents[rows[depth[rows] == d]])
+            for d in range(int(depth.max()) + 1)]
