@@ -171,9 +171,9 @@ class _KeyTable:
     def sample(self, t: float) -> np.ndarray:
         t = min(max(t, -1.0), self.span - 2.0)
         found = np.searchsorted(self.shifted, t + self.offsets, side="right") - 1
-        key = np.take(self.pairs, np.clip(found, self.starts, self.lasts), axis=0)
+        key = self.pairs.take(np.minimum(np.maximum(found, self.starts), self.lasts), axis=0)
         u = (t - key[:, 10]) * key[:, 11]
-        np.clip(u, 0.0, 1.0, out=u)
+        np.minimum(np.maximum(u, 0.0, out=u), 1.0, out=u)
         theta, inv_sin = key[:, 8], key[:, 9]
         wa = np.sin((1.0 - u) * theta) * inv_sin
         wb = np.sin(u * theta) * inv_sin

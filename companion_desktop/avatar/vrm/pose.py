@@ -144,7 +144,7 @@ def world_from_locals(skeleton: Skeleton, locals_: np.ndarray) -> np.ndarray:
     rows[n] = skeleton.root
     rows[n + 1] = np.eye(4)
     for up in skeleton.jumps:
-        rows = np.matmul(np.take(rows, up, axis=0), rows)
+        rows = np.matmul(rows.take(up, axis=0), rows)
     return rows[:n]
 
 
@@ -242,12 +242,12 @@ class Pose:
         rows[nodes] = self._changed[:len(nodes)]
         out = world.copy()
         for level, parents in plan:
-            out[level] = np.matmul(np.take(out, parents, axis=0), np.take(rows, level, axis=0))
+            out[level] = np.matmul(out.take(parents, axis=0), rows.take(level, axis=0))
         return out
 
     def joint_matrices(self, world: np.ndarray) -> list[np.ndarray]:
         """Per skin: (joints, 4, 4) float32 ``world[joint] @ inverse_bind``."""
-        return [np.matmul(np.take(world, joints, axis=0), ibm).astype(np.float32) if len(joints)
+        return [np.matmul(world.take(joints, axis=0), ibm).astype(np.float32) if len(joints)
                 else np.zeros((0, 4, 4), np.float32) for joints, ibm in self.skeleton.skins]
 
 

@@ -162,7 +162,7 @@ class SpringSimulator:
     # -- per frame -------------------------------------------------------------------
     def _frame_inputs(self, world: np.ndarray) -> None:
         sk = self.skeleton
-        self._static_parent = np.take(world, self._parent_rows, axis=0)
+        self._static_parent = world.take(self._parent_rows, axis=0)
         if len(self._root_rows):
             self._static_parent[self._root_rows] = sk.root
         self._rel = None
@@ -172,7 +172,7 @@ class SpringSimulator:
             anchor_world = np.take(world, self._anchor_node[indirect], axis=0)
             self._rel[indirect] = np.linalg.inv(anchor_world) @ self._static_parent[indirect]
         # world bone length: rotations do not change it, so the frame's pose gives it
-        bone = np.matmul(np.take(world, self.nodes, axis=0)[:, :3, :3], self._child_col)
+        bone = np.matmul(world.take(self.nodes, axis=0)[:, :3, :3], self._child_col)
         self._length = np.sqrt(np.einsum("jak,jak->j", bone, bone))
         # center space <-> world per joint; None when no joint simulates in a center space
         self._c2w: np.ndarray | None
@@ -189,7 +189,7 @@ class SpringSimulator:
         self._gravity_step = self._gravity_c * self.step
         self._cols: ColliderFrame | None = None
         if self.colliders:
-            m = np.take(world, self._col_nodes, axis=0)
+            m = world.take(self._col_nodes, axis=0)
             self._cols = ColliderFrame(_apply(m, self._col_offset), _apply(m, self._col_end),
                                        self._col_radius)
         self._fixed = {i: self._geometry(lv, self._static_parent[lv.sl])
@@ -201,7 +201,7 @@ class SpringSimulator:
     def _parent_world(self, lv: Level, joint_world: np.ndarray) -> np.ndarray:
         """(rows, 4, 4) parent frames of a level: the anchor joints' world, else static."""
         if lv.all_anchored:
-            parent = np.take(joint_world, lv.anchor, axis=0)
+            parent = joint_world.take(lv.anchor, axis=0)
         else:
             parent = self._static_parent[lv.sl].copy()
             if not lv.none_anchored:

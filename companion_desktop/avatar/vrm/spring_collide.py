@@ -30,7 +30,9 @@ def push_out(p: Vec, head: Vec, tail: Vec, reach: float) -> Vec | None:
     sx, sy, sz = tail[0] - head[0], tail[1] - head[1], tail[2] - head[2]
     rx, ry, rz = p[0] - head[0], p[1] - head[1], p[2] - head[2]
     length_sq = sx * sx + sy * sy + sz * sz
-    t = 0.0 if length_sq <= 0.0 else min(1.0, max(0.0, (rx * sx + ry * sy + rz * sz) / length_sq))
+    t = 0.0 if length_sq <= 0.0 else (rx * sx + ry * sy + rz * sz) / length_sq
+    t = t if t > 0.0 else 0.0  # clamped to 0..1 (conditionals: no call per contact)
+    t = t if t < 1.0 else 1.0
     dx, dy, dz = rx - t * sx, ry - t * sy, rz - t * sz
     dist = math.sqrt(dx * dx + dy * dy + dz * dz)
     if dist >= reach - 1e-12 or dist == 0.0:
@@ -103,7 +105,7 @@ class ColliderFrame:
         dots = points @ seg_head
         a = dots[:, :c] - hs
         t = a * inv_length_sq
-        np.clip(t, 0.0, 1.0, out=t)
+        np.minimum(np.maximum(t, 0.0, out=t), 1.0, out=t)
         d2 = (np.einsum("ja,ja->j", points, points)[:, None] + hh) - 2.0 * dots[:, c:]
         d2 -= t * (2.0 * a - t * ss)
         return (d2 < reach_sq) & mask

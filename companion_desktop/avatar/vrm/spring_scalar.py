@@ -129,7 +129,8 @@ class ScalarBlock:
             hz = c0 * f03 + c1 * f13 + c2 * f23 + t2
             ax, ay, az = a0 * f04 + a1 * f14 + a2 * f24, b0 * f04 + b1 * f14 + b2 * f24, \
                 c0 * f04 + c1 * f14 + c2 * f24
-            stiff = self.stiffness[i] * dt / max(math.sqrt(ax * ax + ay * ay + az * az), 1e-12)
+            axis = math.sqrt(ax * ax + ay * ay + az * az)
+            stiff = self.stiffness[i] * dt / (1e-12 if axis < 1e-12 else axis)
             gx, gy, gz = self.gravity[i]
             tx, ty, tz = tails[i]
             px, py, pz = prevs[i]
@@ -139,7 +140,8 @@ class ScalarBlock:
             nz = tz + (tz - pz) * inertia + (az * stiff + gz * dt)
             dx, dy, dz = nx - hx, ny - hy, nz - hz
             length = self.length[i]
-            scale = length / max(math.sqrt(dx * dx + dy * dy + dz * dz), 1e-12)
+            norm = math.sqrt(dx * dx + dy * dy + dz * dz)
+            scale = length / (1e-12 if norm < 1e-12 else norm)
             dx, dy, dz = dx * scale, dy * scale, dz * scale
             point = (dx + hx, dy + hy, dz + hz)
             order = self.orders[i]
@@ -155,8 +157,9 @@ class ScalarBlock:
             lz = (e02 * dx + e12 * dy + e22 * dz) / (e02 * e02 + e12 * e12 + e22 * e22)
             size = math.sqrt(lx * lx + ly * ly + lz * lz)
             (p00, p01, p02), (p10, p11, p12), (p20, p21, p22), (p30, p31, p32) = self.turn_p[i]
+            w = p30 * lx + p31 * ly + p32 * lz + (1e-12 if size < 1e-12 else size)
             q = [p00 * lx + p01 * ly + p02 * lz, p10 * lx + p11 * ly + p12 * lz,
-                 p20 * lx + p21 * ly + p22 * lz, p30 * lx + p31 * ly + p32 * lz + max(size, 1e-12)]
+                 p20 * lx + p21 * ly + p22 * lz, w]
             if q[3] < 1e-8 * size:
                 q = list(self.turn_alt[i])
             turns.append(q)
