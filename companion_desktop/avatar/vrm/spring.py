@@ -113,6 +113,7 @@ class SpringSimulator:
         self._rest_left = quat.sandwich_maps(self.rest_rot, quat.identity(n))
         self._has_center = bool(np.any(self.center >= 0))
         self._gravity_world = self._gravity_dir * self._gravity_power[:, None]
+        self._gravity_world_step = self._gravity_world * self.step
         self.accumulator = 0.0
         self.initialized = False
 
@@ -155,6 +156,9 @@ class SpringSimulator:
             [c.tail if (c.shape == "capsule" and c.tail is not None) else c.offset
              for c in cols], np.float64).reshape(-1, 3)
         self._col_radius = np.array([c.radius for c in cols], np.float64)
+        # both ends of every collider from one gather and one product a frame
+        self._col_nodes2 = np.concatenate([self._col_nodes, self._col_nodes])
+        self._col_points = np.concatenate([self._col_offset, self._col_end])[:, :, None]
         for lv in self._levels:
             reach = self._col_radius[None] + self.hit_radius[lv.sl][:, None]
             lv.reach_sq = reach * reach
@@ -183,15 +187,16 @@ class SpringSimulator:
             self._w2c = np.linalg.inv(self._c2w)
             gravity = np.einsum("jab,jb->ja", self._w2c[:, :3, :3], self._gravity_dir)
             self._gravity_c = _unit(gravity) * self._gravity_power[:, None]
+            self._gravity_step = self._gravity_c * self.step
         else:
             self._c2w = self._w2c = None
-            self._gravity_c = self._gravity_world
-        self._gravity_step = self._gravity_c * self.step
+            self._gravity_c, self._gravity_step = self._gravity_world, self._gravity_world_step
         self._cols: ColliderFrame | None = None
         if self.colliders:
-            m = world.take(self._col_nodes, axis=0)
-            self._cols = ColliderFrame(_apply(m, self._col_offset), _apply(m, self._col_end),
-                                       self._col_radius)
+            m = world.take(self._col_nodes2, axis=0)
+            ends = np.matmul(m[:, :3, :3], self._col_points)[:, :, 0] + m[:, :3, 3]
+            count = len(self.colliders)
+            self._cols = ColliderFrame(ends[:count], ends[count:], self._col_radius)
         self._fixed = {i: self._geometry(lv, self._static_parent[lv.sl])
                        for i, lv in enumerate(self._levels[:self._scalar_from])
                        if lv.none_anchored}
