@@ -27,9 +27,6 @@ from . import quat
 from .frame import rotation_y
 from .model import VrmModel
 
-#: Rows to recompute, level by level: (nodes, their parents).
-Levels = list[tuple[np.ndarray, np.ndarray]]
-
 
 class Skeleton:
     """What never changes about a model's node tree, cached for fast posing."""
@@ -159,7 +156,7 @@ class Pose:
         self._rows = np.zeros((self.skeleton.count + 2, 4, 4))
         self._rows[:, 3, 3] = 1.0
         self._changed = self._rows.copy()  # local matrices of changed nodes (scratch)
-        self._plans: dict[bytes, Levels | None] = {}
+        self._plans: dict[bytes, Subtree] = {}
         self.reset()
 
     # -- raw pose -------------------------------------------------------------------
@@ -228,22 +225,18 @@ class Pose:
     def world_matrices_after(self, world: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """``world_matrices()`` when, since ``world`` came from it, only the local pose of
         ``nodes`` (sorted, unique) changed: their rows and their descendants' are computed
-        again, parent before child, from the local matrices kept from that call (a new
-        array; the same numbers up to rounding)."""
+        again (``Subtree``) from the local matrices kept from that call (a new array; the
+        same numbers up to rounding)."""
+        if not len(nodes):
+            return world.copy()
         key = nodes.tobytes()
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[key] = subtree_levels(self.skeleton.parents, nodes)
-        if plan is None or not len(nodes):
-            return self.world_matrices() if plan is None else world.copy()
-        rows = self._rows
+            plan = self._plans[key] = Subtree(self.skeleton, nodes)
         local_matrices(self.translation[nodes], self.rotation[nodes], self.scale[nodes],
                        out=self._changed)
-        rows[nodes] = self._changed[:len(nodes)]
-        out = world.copy()
-        for level, parents in plan:
-            out[level] = np.matmul(out.take(parents, axis=0), rows.take(level, axis=0))
-        return out
+        self._rows[nodes] = self._changed[:len(nodes)]
+        return plan.world(self._rows, world)
 
     def joint_matrices(self, world: np.ndarray) -> list[np.ndarray]:
         """Per skin: (joints, 4, 4) float32 ``world[joint] @ inverse_bind``."""
@@ -262,27 +255,62 @@ def normalized_world_rotation(pose: Pose, world: np.ndarray, node: int) -> np.nd
                          quat.conjugate(pose.skeleton.rest_world_rotation[node]))
 
 
-def subtree_levels(parents: np.ndarray, nodes: np.ndarray) -> Levels | None:
-    """``nodes`` and every descendant, grouped by how many of them lie above (0: the
-    parent is outside the group), each level with its parents: the rows to recompute, in
-    order, when only ``nodes`` changed. None when one of them is a root."""
-    count = len(parents)
-    inside = np.zeros(count, bool)
-    inside[nodes] = True
-    if np.any(parents[nodes] < 0):
-        return None
-    # every node below one of ``nodes``: walk up from each node once
-    changed = True
-    while changed:
-        below = (parents >= 0) & inside[np.maximum(parents, 0)] & ~inside
-        changed = bool(below.any())
-        inside |= below
-    depth = np.full(count, -1, np.int64)
-    rows = np.nonzero(inside)[0]
-    for node in rows.tolist():
-        d, up = 0, parents[node]
-        while up >= 0 and inside[up]:
-            d, up = d + 1, parents[up]
-        depth[node] = d
-    return [(rows[depth[rows] == d], parents[rows[depth[rows] == d]])
-            for d in range(int(depth.max()) + 1)]
+
+class Subtree:
+    """Some nodes and everything below them, posed again over an unchanged rest of the tree.
+
+    Its rows are the subtree's nodes, then the world matrices it hangs from (the parents
+    outside it; the root rotation for a root), then the identity; each row's parent is
+    the row above it, those outside hang from the identity. Pointer doubling over these
+    rows (as ``world_from_locals``) gives the subtree's world matrices in
+    ``ceil(log2(depth + 2))`` batched products.
+    """
+
+    def __init__(self, skeleton: Skeleton, nodes: np.ndarray) -> None:
+        parents = skeleton.parents
+        inside = np.zeros(skeleton.count, bool)
+        inside[nodes] = True
+        while True:  # add the children of rows inside until nothing is added
+            below = (parents >= 0) & inside[np.maximum(parents, 0)] & ~inside
+            if not below.any():
+                break
+            inside |= below
+        self.nodes = np.nonzero(inside)[0]
+        row = {int(node): i for i, node in enumerate(self.nodes.tolist())}
+        outside = sorted({int(parents[n]) for n in self.nodes if int(parents[n]) not in row})
+        count = len(self.nodes)
+        identity = count + len(outside)
+        up = [row[p] if p in row else count + outside.index(p)
+              for p in parents[self.nodes].tolist()] + [identity] * (len(outside) + 1)
+        self.outside = np.array([max(p, 0) for p in outside], np.int64)
+        self.root_rows = [count + k for k, p in enumerate(outside) if p < 0]
+        self.root = skeleton.root
+        self.jumps = _jumps_over(np.array(up, np.intp), identity)
+        self._rows = np.zeros((identity + 1, 4, 4))
+        self._rows[identity] = np.eye(4)
+
+    def world(self, locals_: np.ndarray, world: np.ndarray) -> np.ndarray:
+        """A copy of ``world`` with the subtree's rows computed from ``locals_`` (all nodes)."""
+        count = len(self.nodes)
+        rows = self._rows
+        rows[:count] = locals_.take(self.nodes, axis=0)
+        rows[count:-1] = world.take(self.outside, axis=0)
+        for k in self.root_rows:
+            rows[k] = self.root
+        for up in self.jumps:
+            rows = np.matmul(rows.take(up, axis=0), rows)
+        out = world.copy()
+        out[self.nodes] = rows[:count]
+        return out
+
+
+def _jumps_over(up: np.ndarray, top: int) -> list[np.ndarray]:
+    """Ancestor tables for pointer doubling: table k holds each row's ancestor ``2^k``
+    steps up ``up`` (row ``top`` is its own parent)."""
+    jumps = []
+    for _ in range(len(up)):
+        if np.all(up == top):
+            break
+        jumps.append(up)
+        up = up[up]
+    return jumps

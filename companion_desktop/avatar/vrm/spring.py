@@ -328,8 +328,8 @@ class SpringSimulator:
             q[opposite] = self._turn_alt[sl][opposite]
         self._turn[sl] = q
         if lv.has_children:
-            outer = (q[:, :, None] * q[:, None, :]).reshape(-1, 16)
-            local3 = np.einsum("jk,jkm->jm", outer, self._local_table[sl]) / _dot(q, q)[:, None]
+            flat = np.matmul(quat.pair_products(q)[:, None, :], self._local_table[sl])[:, 0]
+            local3 = flat[:, :9] / flat[:, 9:]  # R(rest) R(q) diag(scale), q not unit
             self._world[sl, :3, :3] = parent[:, :3, :3] @ local3.reshape(-1, 3, 3)
             self._world[sl, :3, 3] = head
 
