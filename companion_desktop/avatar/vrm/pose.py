@@ -72,6 +72,9 @@ class Skeleton:
         self.hips_target[3] = 1.0
         if self.hips is not None:
             self.hips_target[:3] = self.rest_world[self.hips, :3, 3]
+        # hips translation = inverse parent rest world x (rest position + offset, 1)
+        self.hips_rest_local = (self.hips_parent_world_inv @ self.hips_target)[:3]
+        self.hips_offset_map = self.hips_parent_world_inv[:3, :3].copy()
 
     def _rest_world_rotations(self) -> np.ndarray:
         out = np.empty_like(self.rest_rotation)
@@ -157,6 +160,7 @@ class Pose:
         self._rows[:, 3, 3] = 1.0
         self._changed = self._rows.copy()  # local matrices of changed nodes (scratch)
         self._plans: dict[bytes, Subtree] = {}
+        self._bone_rows: dict[tuple[str, ...], np.ndarray] = {}
         self.reset()
 
     # -- raw pose -------------------------------------------------------------------
@@ -203,15 +207,18 @@ class Pose:
             idx: np.ndarray | slice = slice(None)
             count = len(sk.bones)
         else:
-            idx = np.array([sk.bone_index[b] for b in bones if b in sk.bone_index], np.int64)
-            count = len(idx)
+            bones = tuple(bones)
+            rows = self._bone_rows.get(bones)  # the same few bones every frame (the eyes)
+            if rows is None:
+                rows = self._bone_rows[bones] = np.array(
+                    [sk.bone_index[b] for b in bones if b in sk.bone_index], np.int64)
+            idx, count = rows, len(rows)
         if count:
             self.rotation[sk.bone_nodes[idx]] = np.matmul(
                 sk.bone_maps[idx], self.normalized[idx][:, :, None])[:, :, 0]
         if sk.hips is not None and (bones is None or "hips" in bones):
-            target = sk.hips_target.copy()
-            target[:3] += self.hips_offset
-            self.translation[sk.hips] = (sk.hips_parent_world_inv @ target)[:3]
+            # the hips' rest position plus the offset, into its parent's rest space
+            self.translation[sk.hips] = sk.hips_rest_local + sk.hips_offset_map @ self.hips_offset
 
     # -- matrices -------------------------------------------------------------------
     def local_matrices(self) -> np.ndarray:
