@@ -70,17 +70,18 @@ class ColliderFrame:
     def __init__(self, head: np.ndarray, tail: np.ndarray, radius: np.ndarray) -> None:
         self.head = head  # (colliders, 3)
         self.seg = tail - head
-        self.count = len(head)
+        self.count = count = len(head)
         self._ss = np.einsum("cd,cd->c", self.seg, self.seg)
-        self.heads: list[Vec] = [tuple(v) for v in head.tolist()]
-        self.tails: list[Vec] = [tuple(v) for v in tail.tolist()]
-        self.radius: list[float] = radius.tolist()
         # bounding spheres: the capsule's middle, radius + half its length (+ a hair, so a
         # point on the edge is still tested exactly by ``push_out``)
         bound = radius + 0.5 * np.sqrt(self._ss) + BOUND_MARGIN_M
+        rows = np.concatenate([head, tail, head + 0.5 * self.seg, bound[:, None]],
+                              axis=1).tolist() if count else []
+        self.heads: list[Vec] = [(r[0], r[1], r[2]) for r in rows]
+        self.tails: list[Vec] = [(r[3], r[4], r[5]) for r in rows]
         self.bounds: list[tuple[float, float, float, float]] = [
-            tuple(v) for v in np.concatenate([head + 0.5 * self.seg, bound[:, None]], axis=1)
-            .tolist()]
+            (r[6], r[7], r[8], r[9]) for r in rows]
+        self.radius: list[float] = radius.tolist()
         self._batched: tuple[np.ndarray, ...] | None = None
 
     def _batch(self) -> tuple[np.ndarray, ...]:
