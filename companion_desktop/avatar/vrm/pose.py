@@ -27,6 +27,8 @@ from . import quat
 from .frame import rotation_y
 from .model import VrmModel
 
+_EYE4 = np.eye(4)  # the identity row of world_from_locals (not made anew each frame)
+
 
 class Skeleton:
     """What never changes about a model's node tree, cached for fast posing."""
@@ -142,7 +144,7 @@ def world_from_locals(skeleton: Skeleton, locals_: np.ndarray) -> np.ndarray:
         rows = np.empty((n + 2, 4, 4))
         rows[:n] = locals_
     rows[n] = skeleton.root
-    rows[n + 1] = np.eye(4)
+    rows[n + 1] = _EYE4
     for up in skeleton.jumps:
         rows = np.matmul(rows.take(up, axis=0), rows)
     return rows[:n]

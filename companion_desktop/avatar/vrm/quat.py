@@ -137,7 +137,7 @@ def to_matrix(q: np.ndarray) -> np.ndarray:
     q = np.asarray(q, np.float64)
     flat = pair_products(q) @ _PAIR_MATRIX_N2  # 9 entries, then |q|^2
     n2 = flat[..., 9:]
-    if n2.size and n2.min() >= _EPS:
+    if n2.size and np.minimum.reduce(n2, axis=None) >= _EPS:
         return (flat[..., :9] / n2).reshape(q.shape[:-1] + (3, 3))
     flat = np.where(n2 < _EPS, _IDENTITY_FLAT, flat[..., :9] / np.where(n2 < _EPS, 1.0, n2))
     return flat.reshape(q.shape[:-1] + (3, 3))

@@ -272,7 +272,8 @@ class SpringSimulator:
             size = np.sqrt(np.einsum("ja,ja->j", turn, turn))
             # a turn is never near zero (its w is at least |local| or it is the unit half
             # turn); quat.normalize keeps the identity for a degenerate one all the same
-            turn = turn / size[:, None] if size.min() >= 1e-12 else quat.normalize(turn)
+            turn = turn / size[:, None] if np.minimum.reduce(size) >= 1e-12 \
+                else quat.normalize(turn)
             self.local_rot = np.matmul(self._rest_left, turn[:, :, None])[:, :, 0]
         pose.rotation[self.nodes] = self.local_rot
         return steps
