@@ -78,7 +78,7 @@ class AnimationDriver:
         else:
             _key, rest_rows, rest_values, rows, chosen = self._rows_for(dense.mask)
             pose.normalized[rest_rows] = rest_values
-            pose.normalized[rows] = np.take(dense.rotations, chosen, axis=0)
+            pose.normalized[rows] = dense.rotations.take(chosen, axis=0)
             if dense.hips_offset is not None:
                 pose.set_hips_offset(dense.hips_offset)
         self._feed_expressions(dense)

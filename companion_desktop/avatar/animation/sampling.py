@@ -121,7 +121,11 @@ class _KeyTable:
     is one vectorized search and one batched slerp, whatever the tracks' keyframe times.
 
     Track i's times are shifted by ``i * span`` (``span`` past the last key), so a single
-    ``searchsorted`` of ``t + i * span`` finds every track's key at once.
+    ``searchsorted`` of ``t + i * span`` finds every track's key at once. What a slerp
+    from key k to key k + 1 needs besides the weight is worked out here, once per key
+    (``pairs``): the two quaternions (the second on the first's side of the sphere), the
+    angle between them, ``1 / sin(angle)``, the key's time and ``1 / (t[k+1] - t[k])``
+    (0 for a STEP track and for a track's last key, which then holds its value).
     """
 
     def __init__(self, tracks: list[Track]) -> None:
@@ -136,16 +140,49 @@ class _KeyTable:
         self.values = quat.normalize(np.concatenate([np.asarray(t.values, np.float64)
                                                      for t in tracks]))
         self.linear = np.array([t.interpolation == "LINEAR" for t in tracks])
+        self.pairs = self._pairs()
+
+    def _pairs(self) -> np.ndarray:
+        """(keys, 12): ``a (4) | b (4) | angle | 1 / sin(angle) | t0 | 1 / gap`` per key,
+        as ``slerp_rows`` would compute them (a near-zero angle: ``1 / sin`` is 0 and the
+        slerp is a plain lerp, see ``sample``)."""
+        keys = len(self.times)
+        last = np.zeros(keys, bool)
+        last[self.lasts] = True
+        track = np.repeat(np.arange(len(self.starts)), self.lasts - self.starts + 1)
+        nxt = np.where(last, np.arange(keys), np.minimum(np.arange(keys) + 1, keys - 1))
+        a, b = self.values, self.values[nxt]
+        dot = np.einsum("ij,ij->i", a, b)
+        sign = np.where(dot < 0.0, -1.0, 1.0)
+        theta = np.arccos(np.minimum(dot * sign, 1.0))
+        sin = np.sin(theta)
+        near = sin < 1e-6
+        gap = self.times[nxt] - self.times
+        step = ~self.linear[track] | last
+        pairs = np.zeros((keys, 12))
+        pairs[:, :4], pairs[:, 4:8] = a, b * sign[:, None]
+        pairs[:, 8] = np.where(near, 0.0, theta)
+        pairs[:, 9] = np.where(near, 0.0, 1.0 / np.where(near, 1.0, sin))
+        pairs[:, 10] = self.times
+        pairs[:, 11] = np.where(step | (gap <= 0.0), 0.0, 1.0 / np.where(gap > 0.0, gap, 1.0))
+        self._near = bool(near.any())
+        return pairs
 
     def sample(self, t: float) -> np.ndarray:
         t = min(max(t, -1.0), self.span - 2.0)
         found = np.searchsorted(self.shifted, t + self.offsets, side="right") - 1
-        i0 = np.clip(found, self.starts, self.lasts)
-        i1 = np.minimum(i0 + 1, self.lasts)
-        t0, t1 = self.times[i0], self.times[i1]
-        gap = np.where(i1 > i0, t1 - t0, 1.0)
-        u = np.where(self.linear & (i1 > i0), np.clip((t - t0) / gap, 0.0, 1.0), 0.0)
-        return slerp_rows(self.values[i0], self.values[i1], u)
+        key = self.pairs.take(np.minimum(np.maximum(found, self.starts), self.lasts), axis=0)
+        u = (t - key[:, 10]) * key[:, 11]
+        np.minimum(np.maximum(u, 0.0, out=u), 1.0, out=u)
+        theta, inv_sin = key[:, 8], key[:, 9]
+        wa = np.sin((1.0 - u) * theta) * inv_sin
+        wb = np.sin(u * theta) * inv_sin
+        if self._near:  # keys (almost) equal: a plain lerp, as slerp_rows does
+            near = inv_sin == 0.0
+            wa = np.where(near, 1.0 - u, wa)
+            wb = np.where(near, u, wb)
+        out = wa[:, None] * key[:, :4] + wb[:, None] * key[:, 4:8]
+        return out / np.sqrt(np.einsum("ij,ij->i", out, out))[:, None]
 
 
 class ClipSampler:

@@ -186,7 +186,8 @@ class ExpressionManager:
         w = self.output_weights()
         morphs = []
         for base, matrix in zip(self._morph_base, self._morph_matrix, strict=True):
-            values = base if matrix is None else np.clip(base + w @ matrix, 0.0, 1.0)
+            values = base if matrix is None else \
+                np.minimum(np.maximum(base + w @ matrix, 0.0), 1.0)
             morphs.append(values.astype(np.float32))
         colors = {key: np.maximum(base + w[idx] @ delta, 0.0).astype(np.float32)
                   for key, base, idx, delta in self._colors}

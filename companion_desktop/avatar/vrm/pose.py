@@ -27,6 +27,8 @@ from . import quat
 from .frame import rotation_y
 from .model import VrmModel
 
+_EYE4 = np.eye(4)  # the identity row of world_from_locals (not made anew each frame)
+
 
 class Skeleton:
     """What never changes about a model's node tree, cached for fast posing."""
@@ -72,6 +74,9 @@ class Skeleton:
         self.hips_target[3] = 1.0
         if self.hips is not None:
             self.hips_target[:3] = self.rest_world[self.hips, :3, 3]
+        # hips translation = inverse parent rest world x (rest position + offset, 1)
+        self.hips_rest_local = (self.hips_parent_world_inv @ self.hips_target)[:3]
+        self.hips_offset_map = self.hips_parent_world_inv[:3, :3].copy()
 
     def _rest_world_rotations(self) -> np.ndarray:
         out = np.empty_like(self.rest_rotation)
@@ -139,9 +144,9 @@ def world_from_locals(skeleton: Skeleton, locals_: np.ndarray) -> np.ndarray:
         rows = np.empty((n + 2, 4, 4))
         rows[:n] = locals_
     rows[n] = skeleton.root
-    rows[n + 1] = np.eye(4)
+    rows[n + 1] = _EYE4
     for up in skeleton.jumps:
-        rows = np.matmul(np.take(rows, up, axis=0), rows)
+        rows = np.matmul(rows.take(up, axis=0), rows)
     return rows[:n]
 
 
@@ -155,6 +160,9 @@ class Pose:
         self.hips_offset = np.zeros(3)
         self._rows = np.zeros((self.skeleton.count + 2, 4, 4))
         self._rows[:, 3, 3] = 1.0
+        self._changed = self._rows.copy()  # local matrices of changed nodes (scratch)
+        self._plans: dict[bytes, Subtree] = {}
+        self._bone_rows: dict[tuple[str, ...], np.ndarray] = {}
         self.reset()
 
     # -- raw pose -------------------------------------------------------------------
@@ -201,15 +209,18 @@ class Pose:
             idx: np.ndarray | slice = slice(None)
             count = len(sk.bones)
         else:
-            idx = np.array([sk.bone_index[b] for b in bones if b in sk.bone_index], np.int64)
-            count = len(idx)
+            bones = tuple(bones)
+            rows = self._bone_rows.get(bones)  # the same few bones every frame (the eyes)
+            if rows is None:
+                rows = self._bone_rows[bones] = np.array(
+                    [sk.bone_index[b] for b in bones if b in sk.bone_index], np.int64)
+            idx, count = rows, len(rows)
         if count:
             self.rotation[sk.bone_nodes[idx]] = np.matmul(
                 sk.bone_maps[idx], self.normalized[idx][:, :, None])[:, :, 0]
         if sk.hips is not None and (bones is None or "hips" in bones):
-            target = sk.hips_target.copy()
-            target[:3] += self.hips_offset
-            self.translation[sk.hips] = (sk.hips_parent_world_inv @ target)[:3]
+            # the hips' rest position plus the offset, into its parent's rest space
+            self.translation[sk.hips] = sk.hips_rest_local + sk.hips_offset_map @ self.hips_offset
 
     # -- matrices -------------------------------------------------------------------
     def local_matrices(self) -> np.ndarray:
@@ -220,9 +231,25 @@ class Pose:
         rows = local_matrices(self.translation, self.rotation, self.scale, out=self._rows)
         return world_from_locals(self.skeleton, rows)
 
+    def world_matrices_after(self, world: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """``world_matrices()`` when, since ``world`` came from it, only the local pose of
+        ``nodes`` (sorted, unique) changed: their rows and their descendants' are computed
+        again (``Subtree``) from the local matrices kept from that call (a new array; the
+        same numbers up to rounding)."""
+        if not len(nodes):
+            return world.copy()
+        key = nodes.tobytes()
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = Subtree(self.skeleton, nodes)
+        local_matrices(self.translation[nodes], self.rotation[nodes], self.scale[nodes],
+                       out=self._changed)
+        self._rows[nodes] = self._changed[:len(nodes)]
+        return plan.world(self._rows, world)
+
     def joint_matrices(self, world: np.ndarray) -> list[np.ndarray]:
         """Per skin: (joints, 4, 4) float32 ``world[joint] @ inverse_bind``."""
-        return [np.matmul(np.take(world, joints, axis=0), ibm).astype(np.float32) if len(joints)
+        return [np.matmul(world.take(joints, axis=0), ibm).astype(np.float32) if len(joints)
                 else np.zeros((0, 4, 4), np.float32) for joints, ibm in self.skeleton.skins]
 
 
@@ -235,3 +262,64 @@ def normalized_world_rotation(pose: Pose, world: np.ndarray, node: int) -> np.nd
     """How far a node's world rotation has turned from its rest (world-aligned, unit quat)."""
     return quat.multiply(world_rotation(world, node),
                          quat.conjugate(pose.skeleton.rest_world_rotation[node]))
+
+
+
+class Subtree:
+    """Some nodes and everything below them, posed again over an unchanged rest of the tree.
+
+    Its rows are the subtree's nodes, then the world matrices it hangs from (the parents
+    outside it; the root rotation for a root), then the identity; each row's parent is
+    the row above it, those outside hang from the identity. Pointer doubling over these
+    rows (as ``world_from_locals``) gives the subtree's world matrices in
+    ``ceil(log2(depth + 2))`` batched products.
+    """
+
+    def __init__(self, skeleton: Skeleton, nodes: np.ndarray) -> None:
+        parents = skeleton.parents
+        inside = np.zeros(skeleton.count, bool)
+        inside[nodes] = True
+        while True:  # add the children of rows inside until nothing is added
+            below = (parents >= 0) & inside[np.maximum(parents, 0)] & ~inside
+            if not below.any():
+                break
+            inside |= below
+        self.nodes = np.nonzero(inside)[0]
+        row = {int(node): i for i, node in enumerate(self.nodes.tolist())}
+        outside = sorted({int(parents[n]) for n in self.nodes if int(parents[n]) not in row})
+        count = len(self.nodes)
+        identity = count + len(outside)
+        up = [row[p] if p in row else count + outside.index(p)
+              for p in parents[self.nodes].tolist()] + [identity] * (len(outside) + 1)
+        self.outside = np.array([max(p, 0) for p in outside], np.int64)
+        self.root_rows = [count + k for k, p in enumerate(outside) if p < 0]
+        self.root = skeleton.root
+        self.jumps = _jumps_over(np.array(up, np.intp), identity)
+        self._rows = np.zeros((identity + 1, 4, 4))
+        self._rows[identity] = np.eye(4)
+
+    def world(self, locals_: np.ndarray, world: np.ndarray) -> np.ndarray:
+        """A copy of ``world`` with the subtree's rows computed from ``locals_`` (all nodes)."""
+        count = len(self.nodes)
+        rows = self._rows
+        rows[:count] = locals_.take(self.nodes, axis=0)
+        rows[count:-1] = world.take(self.outside, axis=0)
+        for k in self.root_rows:
+            rows[k] = self.root
+        for up in self.jumps:
+            rows = np.matmul(rows.take(up, axis=0), rows)
+        out = world.copy()
+        out[self.nodes] = rows[:count]
+        return out
+
+
+def _jumps_over(up: np.ndarray, top: int) -> list[np.ndarray]:
+    """Ancestor tables for pointer doubling: table k holds each row's ancestor ``2^k``
+    steps up ``up`` (row ``top`` is its own parent)."""
+    jumps = []
+    for _ in range(len(up)):
+        if np.all(up == top):
+            break
+        jumps.append(up)
+        up = up[up]
+    return jumps

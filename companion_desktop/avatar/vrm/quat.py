@@ -55,6 +55,26 @@ def _matrix_table() -> np.ndarray:
 _PRODUCT = _product_table()
 _MATRIX = _matrix_table()
 _MATRIX_N2 = np.concatenate([_MATRIX, np.eye(4).reshape(16, 1)], axis=1)  # + |q|^2
+# q q^T is symmetric: its 10 distinct products (i <= j) are enough, the table rows of
+# (i, j) and (j, i) added together
+_PAIRS = [(i, j) for i in range(4) for j in range(i, 4)]
+_PAIR_INDEX = np.array([i for i, _ in _PAIRS] + [j for _, j in _PAIRS], np.intp)
+
+
+def fold_pairs(table: np.ndarray) -> np.ndarray:
+    """A table over the 16 entries of ``q q^T`` (axis -2) as one over ``pair_products(q)``:
+    the rows of (i, j) and (j, i) added together."""
+    return np.stack([table[..., 4 * i + j, :] + (table[..., 4 * j + i, :] if i != j else 0.0)
+                     for i, j in _PAIRS], axis=-2)
+
+
+def pair_products(q: np.ndarray) -> np.ndarray:
+    """(..., 10) the distinct products ``q_i q_j`` (i <= j) of quaternions (..., 4)."""
+    both = q[..., _PAIR_INDEX]
+    return both[..., :10] * both[..., 10:]
+
+
+_PAIR_MATRIX_N2 = fold_pairs(_MATRIX_N2)
 
 
 def multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -115,10 +135,9 @@ def from_euler(x: float | np.ndarray, y: float | np.ndarray, z: float | np.ndarr
 def to_matrix(q: np.ndarray) -> np.ndarray:
     """Rotation matrices ``(..., 3, 3)`` of quaternions (normalized here; zero: identity)."""
     q = np.asarray(q, np.float64)
-    outer = q[..., :, None] * q[..., None, :]
-    flat = outer.reshape(outer.shape[:-2] + (16,)) @ _MATRIX_N2  # 9 entries, then |q|^2
+    flat = pair_products(q) @ _PAIR_MATRIX_N2  # 9 entries, then |q|^2
     n2 = flat[..., 9:]
-    if n2.size and n2.min() >= _EPS:
+    if n2.size and np.minimum.reduce(n2, axis=None) >= _EPS:
         return (flat[..., :9] / n2).reshape(q.shape[:-1] + (3, 3))
     flat = np.where(n2 < _EPS, _IDENTITY_FLAT, flat[..., :9] / np.where(n2 < _EPS, 1.0, n2))
     return flat.reshape(q.shape[:-1] + (3, 3))

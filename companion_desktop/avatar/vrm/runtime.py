@@ -84,6 +84,7 @@ class AvatarRuntime:
         self._mark: tuple[str, float] | None = None
         self._last: Frame | None = None
         self._breath_idx: np.ndarray | None = None
+        self._moved: tuple[bool, np.ndarray] | None = None
 
     # -- inputs ---------------------------------------------------------------------
     def mood(self, emotion: str, intensity: float) -> None:
@@ -202,13 +203,27 @@ class AvatarRuntime:
         if self.springs_enabled:
             self.springs.update(pose, world, dt)
         self._stage("frame")
-        world = pose.world_matrices()
+        # only the eyes (look-at) and the spring joints moved since ``world``
+        world = pose.world_matrices_after(world, self._moved_nodes())
         frame = Frame(world.astype(np.float32), pose.joint_matrices(world), out.morph_weights,
                       out.material_colors, out.texture_transforms, time=self.time)
         self.changed = self._differs(frame)
         self._last = frame
         self._stage(None)
         return frame
+
+    def _moved_nodes(self) -> np.ndarray:
+        """The nodes the look-at and spring stages may turn after the world matrices of the
+        humanoid (or constraints) stage: the eye bones and the simulated spring joints."""
+        key = self.springs_enabled
+        if self._moved is None or self._moved[0] != key:
+            index = self.pose.skeleton.bone_index
+            nodes = [int(self.pose.skeleton.bone_nodes[index[b]])
+                     for b in ("leftEye", "rightEye") if b in index]
+            if self.springs_enabled:
+                nodes += self.springs.nodes.tolist()
+            self._moved = (key, np.unique(np.array(nodes, np.int64)))
+        return self._moved[1]
 
     def _breathe(self) -> None:
         """Tiny spine/chest/neck pitch and a shoulder lift on each inhale (no scale)."""

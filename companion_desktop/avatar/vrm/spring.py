@@ -109,6 +109,11 @@ class SpringSimulator:
         self._turn = quat.identity(n)
         self.tail, self.prev_tail, self._next = np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3))
         self._stiff_step = (-1.0, np.zeros(n))
+        # rest * q as one matrix product per joint (the output rotations, once a frame)
+        self._rest_left = quat.sandwich_maps(self.rest_rot, quat.identity(n))
+        self._has_center = bool(np.any(self.center >= 0))
+        self._gravity_world = self._gravity_dir * self._gravity_power[:, None]
+        self._gravity_world_step = self._gravity_world * self.step
         self.accumulator = 0.0
         self.initialized = False
 
@@ -124,6 +129,7 @@ class SpringSimulator:
         self.hit_radius = np.array([j.hit_radius for j in joints], np.float64)
         self.child = np.array([s.child for s in specs], np.float64).reshape(-1, 3)
         self.axis = _unit(self.child)
+        self._child_col = self.child[:, :, None]
         self.center = np.array([s.center for s in specs], np.int64)
         n = self.nodes
         self.rest_rot = sk.rest_rotation[n]
@@ -150,6 +156,9 @@ class SpringSimulator:
             [c.tail if (c.shape == "capsule" and c.tail is not None) else c.offset
              for c in cols], np.float64).reshape(-1, 3)
         self._col_radius = np.array([c.radius for c in cols], np.float64)
+        # both ends of every collider from one gather and one product a frame
+        self._col_nodes2 = np.concatenate([self._col_nodes, self._col_nodes])
+        self._col_points = np.concatenate([self._col_offset, self._col_end])[:, :, None]
         for lv in self._levels:
             reach = self._col_radius[None] + self.hit_radius[lv.sl][:, None]
             lv.reach_sq = reach * reach
@@ -157,7 +166,7 @@ class SpringSimulator:
     # -- per frame -------------------------------------------------------------------
     def _frame_inputs(self, world: np.ndarray) -> None:
         sk = self.skeleton
-        self._static_parent = np.take(world, self._parent_rows, axis=0)
+        self._static_parent = world.take(self._parent_rows, axis=0)
         if len(self._root_rows):
             self._static_parent[self._root_rows] = sk.root
         self._rel = None
@@ -167,10 +176,8 @@ class SpringSimulator:
             anchor_world = np.take(world, self._anchor_node[indirect], axis=0)
             self._rel[indirect] = np.linalg.inv(anchor_world) @ self._static_parent[indirect]
         # world bone length: rotations do not change it, so the frame's pose gives it
-        basis = np.take(world, self.nodes, axis=0)[:, :3, :3]
-        bone = np.einsum("jab,jb->ja", basis, self.child)
-        self._length = np.sqrt(np.einsum("ja,ja->j", bone, bone))
-        self._has_center = bool(np.any(self.center >= 0))
+        bone = np.matmul(world.take(self.nodes, axis=0)[:, :3, :3], self._child_col)
+        self._length = np.sqrt(np.einsum("jak,jak->j", bone, bone))
         # center space <-> world per joint; None when no joint simulates in a center space
         self._c2w: np.ndarray | None
         self._w2c: np.ndarray | None
@@ -180,15 +187,16 @@ class SpringSimulator:
             self._w2c = np.linalg.inv(self._c2w)
             gravity = np.einsum("jab,jb->ja", self._w2c[:, :3, :3], self._gravity_dir)
             self._gravity_c = _unit(gravity) * self._gravity_power[:, None]
+            self._gravity_step = self._gravity_c * self.step
         else:
             self._c2w = self._w2c = None
-            self._gravity_c = self._gravity_dir * self._gravity_power[:, None]
-        self._gravity_step = self._gravity_c * self.step
+            self._gravity_c, self._gravity_step = self._gravity_world, self._gravity_world_step
         self._cols: ColliderFrame | None = None
         if self.colliders:
-            m = np.take(world, self._col_nodes, axis=0)
-            self._cols = ColliderFrame(_apply(m, self._col_offset), _apply(m, self._col_end),
-                                       self._col_radius)
+            m = world.take(self._col_nodes2, axis=0)
+            ends = np.matmul(m[:, :3, :3], self._col_points)[:, :, 0] + m[:, :3, 3]
+            count = len(self.colliders)
+            self._cols = ColliderFrame(ends[:count], ends[count:], self._col_radius)
         self._fixed = {i: self._geometry(lv, self._static_parent[lv.sl])
                        for i, lv in enumerate(self._levels[:self._scalar_from])
                        if lv.none_anchored}
@@ -198,7 +206,7 @@ class SpringSimulator:
     def _parent_world(self, lv: Level, joint_world: np.ndarray) -> np.ndarray:
         """(rows, 4, 4) parent frames of a level: the anchor joints' world, else static."""
         if lv.all_anchored:
-            parent = np.take(joint_world, lv.anchor, axis=0)
+            parent = joint_world.take(lv.anchor, axis=0)
         else:
             parent = self._static_parent[lv.sl].copy()
             if not lv.none_anchored:
@@ -260,7 +268,13 @@ class SpringSimulator:
             self._step(self.step)
             steps += 1
         if steps:
-            self.local_rot = quat.multiply(self.rest_rot, quat.normalize(self._turn))
+            turn = self._turn
+            size = np.sqrt(np.einsum("ja,ja->j", turn, turn))
+            # a turn is never near zero (its w is at least |local| or it is the unit half
+            # turn); quat.normalize keeps the identity for a degenerate one all the same
+            turn = turn / size[:, None] if np.minimum.reduce(size) >= 1e-12 \
+                else quat.normalize(turn)
+            self.local_rot = np.matmul(self._rest_left, turn[:, :, None])[:, :, 0]
         pose.rotation[self.nodes] = self.local_rot
         return steps
 
@@ -315,8 +329,8 @@ class SpringSimulator:
             q[opposite] = self._turn_alt[sl][opposite]
         self._turn[sl] = q
         if lv.has_children:
-            outer = (q[:, :, None] * q[:, None, :]).reshape(-1, 16)
-            local3 = np.einsum("jk,jkm->jm", outer, self._local_table[sl]) / _dot(q, q)[:, None]
+            flat = np.matmul(quat.pair_products(q)[:, None, :], self._local_table[sl])[:, 0]
+            local3 = flat[:, :9] / flat[:, 9:]  # R(rest) R(q) diag(scale), q not unit
             self._world[sl, :3, :3] = parent[:, :3, :3] @ local3.reshape(-1, 3, 3)
             self._world[sl, :3, 3] = head
 

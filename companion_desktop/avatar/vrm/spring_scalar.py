@@ -91,6 +91,10 @@ class ScalarBlock:
         self.length: list[float] = []
         self.gravity: Rows = []
         self.orders: list[list[int]] = sim.orders[sl]
+        # what ``step`` reads of a row, in one tuple (one unpack instead of a dozen lookups)
+        self.consts = list(zip(self.parent, self.frame_cols, self.stiffness, self.inertia,
+                               self.hit, self.orders, self.turn_p, self.turn_alt,
+                               self.needs_world, self.rest_rot, self.scale, strict=True))
 
     def frame(self) -> None:
         """Per-frame inputs (after ``sim``'s own)."""
@@ -110,13 +114,16 @@ class ScalarBlock:
         worlds: list[Rows | None] = [None] * self.rows
         nexts: list[tuple[float, float, float]] = []
         turns: Rows = []
-        for i in range(self.rows):
-            kind, k = self.parent[i]
+        rows = zip(self.consts, self.static, self.length, self.gravity, tails, prevs,
+                   strict=True)
+        for i, (const, static, length, (gx, gy, gz), (tx, ty, tz), (px, py, pz)) in \
+                enumerate(rows):
+            (kind, k), fc, stiffness, inertia, hit, order, turn_p, alt, needs_world, rest, \
+                scale = const
             # row k comes earlier in depth order, and its world was written as it has children
-            p = self.static[i] if kind == 0 else external[k] if kind == 1 else cast(Rows, worlds[k])
+            p = static if kind == 0 else external[k] if kind == 1 else cast(Rows, worlds[k])
             (a0, a1, a2, t0), (b0, b1, b2, t1), (c0, c1, c2, t2) = p[0], p[1], p[2]
-            (f00, f01, f02, f03, f04), (f10, f11, f12, f13, f14), (f20, f21, f22, f23, f24) = \
-                self.frame_cols[i]
+            (f00, f01, f02, f03, f04), (f10, f11, f12, f13, f14), (f20, f21, f22, f23, f24) = fc
             # parent rotation x [rest basis | rest translation | rest bone axis]
             e00, e10, e20 = a0 * f00 + a1 * f10 + a2 * f20, b0 * f00 + b1 * f10 + b2 * f20, \
                 c0 * f00 + c1 * f10 + c2 * f20
@@ -129,22 +136,18 @@ class ScalarBlock:
             hz = c0 * f03 + c1 * f13 + c2 * f23 + t2
             ax, ay, az = a0 * f04 + a1 * f14 + a2 * f24, b0 * f04 + b1 * f14 + b2 * f24, \
                 c0 * f04 + c1 * f14 + c2 * f24
-            stiff = self.stiffness[i] * dt / max(math.sqrt(ax * ax + ay * ay + az * az), 1e-12)
-            gx, gy, gz = self.gravity[i]
-            tx, ty, tz = tails[i]
-            px, py, pz = prevs[i]
-            inertia = self.inertia[i]
+            axis = math.sqrt(ax * ax + ay * ay + az * az)
+            stiff = stiffness * dt / (1e-12 if axis < 1e-12 else axis)
             nx = tx + (tx - px) * inertia + (ax * stiff + gx * dt)
             ny = ty + (ty - py) * inertia + (ay * stiff + gy * dt)
             nz = tz + (tz - pz) * inertia + (az * stiff + gz * dt)
             dx, dy, dz = nx - hx, ny - hy, nz - hz
-            length = self.length[i]
-            scale = length / max(math.sqrt(dx * dx + dy * dy + dz * dz), 1e-12)
-            dx, dy, dz = dx * scale, dy * scale, dz * scale
+            norm = math.sqrt(dx * dx + dy * dy + dz * dz)
+            fit = length / (1e-12 if norm < 1e-12 else norm)
+            dx, dy, dz = dx * fit, dy * fit, dz * fit
             point = (dx + hx, dy + hy, dz + hz)
-            order = self.orders[i]
             if order:
-                pushed = cols.resolve(point, (hx, hy, hz), length, self.hit[i], order, 0)
+                pushed = cols.resolve(point, (hx, hy, hz), length, hit, order, 0)
                 if pushed is not point:
                     point = pushed
                     dx, dy, dz = point[0] - hx, point[1] - hy, point[2] - hz
@@ -154,14 +157,15 @@ class ScalarBlock:
             ly = (e01 * dx + e11 * dy + e21 * dz) / (e01 * e01 + e11 * e11 + e21 * e21)
             lz = (e02 * dx + e12 * dy + e22 * dz) / (e02 * e02 + e12 * e12 + e22 * e22)
             size = math.sqrt(lx * lx + ly * ly + lz * lz)
-            (p00, p01, p02), (p10, p11, p12), (p20, p21, p22), (p30, p31, p32) = self.turn_p[i]
+            (p00, p01, p02), (p10, p11, p12), (p20, p21, p22), (p30, p31, p32) = turn_p
+            w = p30 * lx + p31 * ly + p32 * lz + (1e-12 if size < 1e-12 else size)
             q = [p00 * lx + p01 * ly + p02 * lz, p10 * lx + p11 * ly + p12 * lz,
-                 p20 * lx + p21 * ly + p22 * lz, p30 * lx + p31 * ly + p32 * lz + max(size, 1e-12)]
+                 p20 * lx + p21 * ly + p22 * lz, w]
             if q[3] < 1e-8 * size:
-                q = list(self.turn_alt[i])
+                q = list(alt)
             turns.append(q)
-            if self.needs_world[i]:
-                worlds[i] = _world(p, self.rest_rot[i], q, self.scale[i], (hx, hy, hz))
+            if needs_world:
+                worlds[i] = _world(p, rest, q, scale, (hx, hy, hz))
         sim._next[sl] = nexts
         sim._turn[sl] = turns
 

@@ -165,7 +165,13 @@ def _rotation_table() -> np.ndarray:
 
 
 def local_tables(rest_rot: np.ndarray, rest_scale: np.ndarray) -> np.ndarray:
-    """C (n, 16, 9): ``(q q^T).flat @ C / |q|^2`` is ``R(rest) R(q) diag(scale)`` (row-major)."""
+    """C (n, 10, 10) over the 10 distinct products of a turn ``q`` (``quat.pair_products``):
+    ``pair_products(q) @ C`` is ``R(rest) R(q) diag(scale)`` (row-major, 9 entries) scaled
+    by ``|q|^2``, then ``|q|^2`` itself."""
     rest = quat.to_matrix(rest_rot)
     table = np.einsum("jab,kbc,jc->jkac", rest, _rotation_table(), rest_scale)
-    return table.reshape(len(rest_rot), 16, 9)
+    table = table.reshape(len(rest_rot), 16, 9)
+    norm = np.zeros((16, 1))
+    norm[[0, 5, 10, 15]] = 1.0  # the diagonal of q q^T: |q|^2
+    full = np.concatenate([table, np.broadcast_to(norm, (len(rest_rot), 16, 1))], axis=2)
+    return quat.fold_pairs(full)
