@@ -141,3 +141,17 @@ def test_the_shared_folder_is_found_beside_the_project(monkeypatch):
     """Without $COMPANION_SHARED_DIR the bench looks where the tests do (../shared)."""
     monkeypatch.delenv("COMPANION_SHARED_DIR", raising=False)
     assert shared_dir() / "assets" == SHARED_ASSETS
+
+
+@pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display for both windows")
+def test_a_picture_of_both_windows_costs_one_render():
+    """The cost bench's in-process figure: both views drawn for each picture, one render
+    each time (the portrait is a part of the overlay's picture), her built-in model."""
+    from companion_desktop.cli.bench.picture import line, run_in_child
+
+    result = run_in_child()
+    assert "error" not in result, result
+    assert result["renders"] == result["pictures"]  # not two
+    assert result["cpu_ms"] > 0 and result["wall_ms"] > 0
+    assert "a picture of both windows" in line(result)
+    assert "not measured" in line({"error": "no display"})

@@ -116,3 +116,7 @@ def bench_local_model(report: Callable[[str], None] = print, tokens: int = 200,
 def run_cost_bench(report: Callable[[str], None] = print) -> None:
     report("cost (the real app in a subprocess, read through /proc):")
     bench_local_model(report)
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        from companion_desktop.cli.bench.picture import line, run_in_child
+
+        report(line(run_in_child()))
