@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import io
+import struct
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -34,7 +35,7 @@ from ..engine.lorebook import LOGICS, MAX_SCAN_DEPTH, MAX_TOKEN_BUDGET, Lorebook
 from ..engine.untrusted_text import cut
 from . import repository
 from .backup import BackupError, auto_backup, new_generation
-from .card_file import CardFile
+from .card_file import PNG_SIGNATURE, CardFile
 from .db import Database
 from .models import CharacterRow, CompletedEventRow, FactRow, RelationshipRow, SessionRow, TurnRow
 from .savefile_fields import CAPS
@@ -139,6 +140,10 @@ def portrait_png(image: bytes) -> bytes:
     decoding)."""
     from PIL import Image, UnidentifiedImageError
 
+    if image.startswith(PNG_SIGNATURE) and image[12:16] == b"IHDR":  # sized before decoding
+        width, height = struct.unpack(">II", image[16:24])
+        if width * height > MAX_IMAGE_PIXELS:
+            raise CardError(f"The card's image is {width}x{height} pixels; it is not kept.")
     try:
         with Image.open(io.BytesIO(image)) as picture:
             width, height = picture.size
@@ -153,6 +158,8 @@ def portrait_png(image: bytes) -> bytes:
             SyntaxError) as error:
         if isinstance(error, CardError):
             raise
+        if isinstance(error, Image.DecompressionBombError):
+            raise CardError("The card's image has too many pixels; it is not kept.") from None
         raise CardError("The card's image cannot be read; it is not kept.") from None
 
 
