@@ -7,10 +7,14 @@ from datetime import datetime, timezone
 
 import pytest
 
-from companion_desktop.engine.card import MAX_ENTRIES, CardError, card_from_json, \
-    is_world_info, lorebook_from_json
-from companion_desktop.engine.card_text import card_json, card_prompt, fill_macros, \
-    trimmed_examples
+from companion_desktop.engine.card import (
+    MAX_ENTRIES,
+    CardError,
+    card_from_json,
+    is_world_info,
+    lorebook_from_json,
+)
+from companion_desktop.engine.card_text import card_json, card_prompt, fill_macros, trimmed_examples
 from companion_desktop.engine.character import new_character
 from companion_desktop.engine.prompt import PromptContext, build_system_prompt
 from tests.storage.card_samples import BOOK, v1_card, v2_card, v3_card, world_info

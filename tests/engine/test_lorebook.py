@@ -10,8 +10,8 @@ import pytest
 
 from companion_desktop.engine.lorebook import (
     REGEX_SECONDS,
-    LoreEntry,
     Lorebook,
+    LoreEntry,
     UnsafePattern,
     safe_pattern,
     select_entries,

@@ -21,7 +21,6 @@ from tests.storage.card_samples import (
     ihdr,
     png_chunk,
     text_chunk,
-    tiny_png,
     v2_card,
     world_info,
 )
