@@ -12,6 +12,7 @@ import io
 import json
 import logging
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -67,13 +68,14 @@ def render_avatar(model_path: str | None) -> bytes:
     return out.getvalue()
 
 
-def card_picture(db: Database) -> CardPicture:
-    """A render of her avatar, else her portrait, else a plain image (see the module)."""
+def card_picture(db: Database, render: Callable[[], bytes] | None = None) -> CardPicture:
+    """A render of her avatar (``render()``: PNG bytes; by default :func:`render_avatar` of
+    her model), else her portrait, else a plain image (see the module)."""
     with db.read_session() as session:
         model = load_settings(session, AvatarSettings).model_path
         portrait = load_card(session).portrait()
     try:
-        return CardPicture(render_avatar(model), "render")
+        return CardPicture(render() if render else render_avatar(model), "render")
     except Exception as error:  # noqa: BLE001 - any failure to render falls back
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         log.info("no avatar render for the card: %s", reason)

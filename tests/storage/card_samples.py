@@ -134,3 +134,19 @@ def charx(card: dict, icon: bytes | None = None, extra: dict[str, bytes] | None 
         for name, data in (extra or {}).items():
             archive.writestr(name, data)
     return out.getvalue()
+
+
+def portrait_png(width: int = 96, height: int = 144, middle: tuple[bytes, ...] = ()) -> bytes:
+    """A sea-and-sky gradient with a sun, written row by row here (for the screenshots)."""
+    rows = []
+    for y in range(height):
+        row = bytearray(b"\0")
+        for x in range(width):
+            sun = (x - width * 0.7) ** 2 + (y - height * 0.25) ** 2 < (width * 0.12) ** 2
+            sea = y > height * 0.6
+            colour = ((250, 210, 90) if sun else (40, 90 + y % 40, 160) if sea
+                      else (150 + y // 3, 190, 235))
+            row += bytes(colour) + b"\xff"
+        rows.append(bytes(row))
+    idat = png_chunk(b"IDAT", zlib.compress(b"".join(rows)))
+    return SIGNATURE + ihdr(width, height) + b"".join(middle) + idat + png_chunk(b"IEND", b"")
