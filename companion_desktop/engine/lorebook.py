@@ -34,16 +34,10 @@ MAX_TOKEN_BUDGET = 8000
 MAX_RECURSION = 2
 #: Characters of the scanned messages a regular expression reads (the newest ones).
 REGEX_TEXT_CHARS = 4000
-#: Longest pattern and most quantifiers (``*``, ``+``, ``{m,n}``; ``?`` up to 4) in one.
-MAX_PATTERN_CHARS = 200
-MAX_QUANTIFIERS = 1
-MAX_OPTIONALS = 4
+#: Longest regex key, and the most repeats (``*``, ``+``, ``{m,n}``) and ``?`` in one.
+MAX_PATTERN_CHARS, MAX_QUANTIFIERS, MAX_OPTIONALS = 200, 1, 4
 #: Seconds all regular-expression keys of one turn may take; the rest count as unmatched.
 REGEX_SECONDS = 0.25
-
-
-class UnsafePattern(ValueError):
-    """A regex key outside the safe subset; the message says why, in one line."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +70,10 @@ class Lorebook:
 
 _REGEX_KEY = re.compile(r"^/(.+)/([a-z]*)$", re.DOTALL)
 _QUANT = re.compile(r"\*|\+|\{\d*,?\d*\}")
+
+
+class UnsafePattern(ValueError):
+    """A regex key outside the safe subset; the message says why, in one line."""
 
 
 def safe_pattern(pattern: str) -> str:

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from companion_desktop.storage.db import Database
+from companion_desktop.ui.plain import ask_choice
 
 KEEP, NEW, ADD = "keep", "new", "add"
 FILE_FILTER = "Character cards (*.png *.json *.charx);;All files (*)"
@@ -71,25 +72,17 @@ class CardImporter(QObject):
         return done
 
     def _ask(self, name: str, what: str) -> str | None:
-        box = QMessageBox(self.window)
-        box.setTextFormat(Qt.TextFormat.PlainText)  # the card's name is the card's text
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle("Import a character card")
+        title = "Import a character card"
+        role = QMessageBox.ButtonRole
         if what == "lorebook":
-            box.setText(f"Add the lorebook {name} to hers?")
-            add = box.addButton("Add to her lorebook", QMessageBox.ButtonRole.AcceptRole)
-            box.addButton(QMessageBox.StandardButton.Cancel)
-            box.exec()
-            return ADD if box.clickedButton() is add else None
-        box.setText(f"Make her {name}?")
-        box.setInformativeText(
+            chosen = ask_choice(self.window, title, f"Add the lorebook {name} to hers?", "",
+                                [("Add to her lorebook", role.AcceptRole)])
+            return ADD if chosen == 0 else None
+        chosen = ask_choice(
+            self.window, title, f"Make her {name}?",
             "Keep our relationship: she becomes this character and keeps your stats, stage "
             "and memories.\nStart a new relationship: you meet for the first time; the "
-            "current relationship is backed up first.\nHer 3D avatar stays as it is.")
-        keep = box.addButton("Keep our relationship", QMessageBox.ButtonRole.AcceptRole)
-        new = box.addButton("Start a new relationship", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(keep)
-        box.exec()
-        clicked = box.clickedButton()
-        return KEEP if clicked is keep else NEW if clicked is new else None
+            "current relationship is backed up first.\nHer 3D avatar stays as it is.",
+            [("Keep our relationship", role.AcceptRole),
+             ("Start a new relationship", role.DestructiveRole)])
+        return {0: KEEP, 1: NEW}.get(chosen) if chosen is not None else None

@@ -3,7 +3,6 @@ backs up first; nothing but her persona, card and lorebook changes."""
 
 from __future__ import annotations
 
-import io
 import json
 import struct
 
@@ -12,7 +11,6 @@ import pytest
 from companion_desktop.engine.card import CardError
 from companion_desktop.storage import repository
 from companion_desktop.storage.backup import list_backups
-from companion_desktop.storage.card_file import read_card
 from companion_desktop.storage.card_store import StoredCard, current_card, import_card, load_card
 from companion_desktop.storage.settings import LlmSettings, load_settings, save_settings
 from tests.storage.card_samples import (
@@ -24,10 +22,7 @@ from tests.storage.card_samples import (
     v2_card,
     world_info,
 )
-
-
-def parsed(data: bytes):
-    return read_card(io.BytesIO(data), len(data))
+from tests.storage.test_card_file import read as parsed
 
 
 @pytest.fixture
