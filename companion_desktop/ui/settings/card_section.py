@@ -116,15 +116,18 @@ class CardSection(QWidget):
         buttons.addWidget(self.import_button)
         buttons.addWidget(self.export_button)
         buttons.addStretch(1)
-        about.addLayout(buttons)
         about.addStretch(1)
         top.addLayout(about, 1)
         layout.addLayout(top)
+        layout.addLayout(buttons)
         form = new_form()
         self.user_name = QLineEdit(objectName="userName", maxLength=60,
                                    placeholderText="User")
         form.addRow("She calls you", self.user_name)
         self.greeting = QComboBox(objectName="greetingChoice")
+        self.greeting.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.greeting.setMinimumContentsLength(20)  # a long greeting never widens the page
         form.addRow("First greeting", self.greeting)
         self.lore = QListWidget(objectName="loreList")
         self.lore.setMinimumHeight(140)
