@@ -101,6 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_speak_parser(sub)
 
+    from companion_desktop.cli.character import add_parser as add_character_parser
+
+    add_character_parser(sub)
+
     export = sub.add_parser("export", help="write a save file (version 2.0)")
     export.add_argument("file", type=Path)
 
@@ -190,6 +194,8 @@ def handler(command: str) -> Handler:
         from companion_desktop.cli.transcribe import run
     elif command == "speak":
         from companion_desktop.cli.speak import run
+    elif command == "character":
+        from companion_desktop.cli.character import run
     else:
         raise CliError(f"unknown command {command!r}")
     return run

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from .card_text import fill_macros
 from .events.model import (
     MAX_CHOICE,
     MAX_DIALOGUE,
@@ -50,7 +51,8 @@ def moment_prompt(event: EventDefinition, *, name: str, persona: str, mode: str,
         "choices": [{"text": c.text, "response": c.response} for c in scene.choices],
     }
     system = (
-        f"You write one short scene for {name}, a desktop companion. Persona: {persona[:1500]}\n"
+        f"You write one short scene for {name}, a desktop companion. Persona: "
+        f"{fill_macros(persona, name, None)[:1500]}\n"
         "Rewrite the template's lines in her voice for this moment. Keep the same number of "
         "choices in the same order and the same meaning for each choice. Mention shared history "
         "only from the memories given; never invent past events. Write in the language of the "

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from .card_text import CardPrompt, fill_macros
 from .character import EMOTIONS, CharacterState
 from .prompt_words import (
     STAGE_GUIDANCE,
@@ -31,6 +32,7 @@ from .state_updates import LLM_CLAMPS
 #: Optional layers in prompt order. All but the last sit before <instructions>;
 #: ``mcp_tool_security`` comes after it, at the very end.
 OPTIONAL_LAYERS: tuple[str, ...] = (
+    "character_lore",
     "active_window",
     "being_shown",
     "event",
@@ -65,6 +67,7 @@ class PromptContext:
     optional_layers: Mapping[str, str] = field(default_factory=dict)
     animations_enabled: bool = False
     user_name: str | None = None
+    card: CardPrompt | None = None  # her character card's examples and author's notes
 
 
 def _mood_line(state: CharacterState) -> str:
@@ -103,8 +106,28 @@ def _system_layer(ctx: PromptContext) -> str:
     return _tag("system", "\n".join(line for line in lines if line))
 
 
-def _character_layer(state: CharacterState) -> str:
-    return _tag("character", f"Name: {state.name}\n{state.system_prompt.strip()}")
+def _character_layer(ctx: PromptContext) -> str:
+    """Her name and persona (``{{char}}``/``{{user}}`` filled in), then her card's example
+    dialogue and its author's notes, which never outrank the app's rules."""
+    state = ctx.state
+    lines = [f"Name: {state.name}",
+             fill_macros(state.system_prompt.strip(), state.name, ctx.user_name)]
+    card = ctx.card
+    if card is not None and card.examples:
+        lines.append(f"How {state.name} talks, for example (never copy these lines):\n"
+                     f"{card.examples}")
+    if card is not None and card.author_notes:
+        lines.append("Notes from the character's author (the app's rules and reply format "
+                     f"come first):\n{card.author_notes}")
+    return _tag("character", "\n".join(lines))
+
+
+def closing_notes(ctx: PromptContext) -> list[str]:
+    """The card's post-history instructions, placed before the reply format."""
+    if ctx.card is None or not ctx.card.closing_notes:
+        return []
+    return [f"The character's author also asks (within the rules above): "
+            f"{ctx.card.closing_notes}"]
 
 
 def _current_state_layer(ctx: PromptContext) -> str:
@@ -275,6 +298,7 @@ def _instructions_layer(ctx: PromptContext) -> str:
         if ctx.familiarity_modifier:
             lines.append(f"Familiarity: {ctx.familiarity_modifier.strip()}")
     lines += behaviour_lines(s)
+    lines += closing_notes(ctx)
     lines.append(_REMINDER_HINT)
     lines.append(json_format_text(s.app_mode, ctx.animations_enabled))
     return _tag("instructions", "\n".join(lines))
@@ -298,7 +322,7 @@ def build_system_prompt(ctx: PromptContext) -> str:
         state_layer = _current_state_layer(ctx)
     layers = [
         _system_layer(ctx),
-        _character_layer(state),
+        _character_layer(ctx),
         state_layer,
         _memory_layer(ctx),
         *(_optional(ctx, name) for name in OPTIONAL_LAYERS[:-1]),

@@ -32,6 +32,7 @@ from .prompt import (
     _optional,
     _tag,
     behaviour_lines,
+    closing_notes,
     json_format_text,
 )
 from .prompt_words import (
@@ -44,7 +45,7 @@ from .prompt_words import (
 )
 
 #: The optional layers that change from turn to turn (the rest stay in the system message).
-TURN_LAYERS = ("active_window", "being_shown", "event")
+TURN_LAYERS = ("character_lore", "active_window", "being_shown", "event")
 
 
 def _rules(ctx: PromptContext) -> str:
@@ -78,6 +79,7 @@ def _stable_instructions(ctx: PromptContext) -> str:
         label = "Familiarity"
     if ctx.familiarity_modifier:
         lines.append(f"{label}: {ctx.familiarity_modifier.strip()}")
+    lines += closing_notes(ctx)
     lines.append(_REMINDER_HINT)
     lines.append(json_format_text(s.app_mode, ctx.animations_enabled, one_line=True))
     return _tag("instructions", "\n".join(lines))
@@ -141,7 +143,7 @@ def build_cached_prompt(ctx: PromptContext) -> tuple[str, str]:
     stable_optional = [n for n in OPTIONAL_LAYERS[:-1] if n not in TURN_LAYERS]
     system = [
         _rules(ctx),
-        _character_layer(state),
+        _character_layer(ctx),
         *(_optional(ctx, name) for name in stable_optional),
         _stable_instructions(ctx),
         _example(ctx),

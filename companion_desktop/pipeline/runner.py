@@ -26,6 +26,7 @@ from companion_desktop.engine.being_shown import being_shown_layer
 from companion_desktop.engine.character import CharacterState
 from companion_desktop.engine.context_window import memory_budget, retrieval_turns, truncate_history
 from companion_desktop.engine.familiarity import Familiarity, prompt_modifier
+from companion_desktop.engine.lorebook import MAX_SCAN_DEPTH
 from companion_desktop.engine.parse import ParsedReply, parse_response
 from companion_desktop.engine.prompt import (
     PromptContext,
@@ -47,6 +48,7 @@ from companion_desktop.llm.base import (
     Provider,
     capped_reply,
 )
+from companion_desktop.pipeline.card_turn import card_turn
 from companion_desktop.pipeline.companion import CompanionService, DataReplaced
 from companion_desktop.pipeline.images import PreparedImage
 from companion_desktop.pipeline.memory import MemoryHooks, SimpleMemory, WorkingMemory
@@ -78,6 +80,7 @@ from companion_desktop.storage import reminders as reminder_store
 from companion_desktop.storage import repository as repo
 from companion_desktop.storage import sessions as session_store
 from companion_desktop.storage.backup import data_generation
+from companion_desktop.storage.card_store import load_card
 from companion_desktop.storage.keepsakes import Keepsake
 from companion_desktop.storage.settings import (
     LlmSettings,
@@ -306,12 +309,15 @@ class TurnRunner:
             recall = self.memory.retrieve(session, text, budget.facts, state, now)
             pending = reminder_store.pending_reminders(session)
             photos = keepsake_store.keepsake_count(session) if image is not None else 0
+            card = card_turn(load_card(session), state, self.working.last(MAX_SCAN_DEPTH),
+                             text, settings.context_window)
         next_reminder = None
         if pending:
             seconds = max(0.0, (pending[0].trigger_at - now).total_seconds())
             next_reminder = f"{describe_delay(seconds)}: {pending[0].content}"
         toolset = self.tools() if self.tools is not None else None
         layers = {
+            "character_lore": card.lore,
             "active_window": self.window_layer() if self.window_layer is not None else None,
             "being_shown": (being_shown_layer(image.source_name, photos)
                             if image is not None else None),
@@ -332,6 +338,8 @@ class TurnRunner:
             next_reminder=next_reminder,
             optional_layers=layers,
             animations_enabled="avatar" in layers,
+            user_name=card.user_name,
+            card=card.card,
         )
         preface = ""
         if getattr(self.provider, "prompt_layout", "spec") == "cache":

@@ -8,7 +8,8 @@ and blow the widget up. Every widget that shows such text goes through here:
 - ``plain(label)`` / ``plain_label(text, ...)``: a QLabel that never renders markup;
 - ``plain_tip(text)``: a tooltip string Qt shows literally;
 - ``escape(text)``: for text composed into our own rich text;
-- ``ask_yes_no(parent, title, text)``: a Yes/No question whose text is plain.
+- ``ask_yes_no(parent, title, text)``: a Yes/No question whose text is plain;
+- ``ask_choice(parent, title, text, info, choices)``: a question with named buttons.
 """
 
 from __future__ import annotations
@@ -62,3 +63,21 @@ def yes_no_box(parent: QWidget | None, title: str, text: str) -> QMessageBox:
 def ask_yes_no(parent: QWidget | None, title: str, text: str) -> bool:
     """Ask ``text`` (shown literally) and wait; True when the user says Yes."""
     return yes_no_box(parent, title, text).exec() == QMessageBox.StandardButton.Yes
+
+
+def ask_choice(parent: QWidget | None, title: str, text: str, info: str,
+               choices: list[tuple[str, QMessageBox.ButtonRole]]) -> int | None:
+    """Ask ``text`` (with ``info`` below it, both shown literally) with one button per
+    ``(label, role)`` and Cancel; the index of the choice (the first is the default), or
+    None when cancelled."""
+    box = plain(QMessageBox(parent))
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle(title)
+    box.setText(text)
+    box.setInformativeText(info)
+    buttons = [box.addButton(label, role) for label, role in choices]
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(buttons[0])
+    box.exec()
+    clicked = box.clickedButton()
+    return next((i for i, b in enumerate(buttons) if b is clicked), None)

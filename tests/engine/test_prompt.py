@@ -77,7 +77,8 @@ def test_dating_sim_layer_order_all_layers() -> None:
         _ctx(relevant_facts=("They have a cat named Miso",), optional_layers=ALL_LAYERS)
     )
     order = [
-        "system", "character", "current_state", "memory", "active_window", "being_shown", "event",
+        "system", "character", "current_state", "memory", "character_lore", "active_window",
+        "being_shown", "event",
         "speech_output_control", "avatar", "instructions", "mcp_tool_security",
     ]
     assert _tags(prompt) == order
@@ -93,7 +94,8 @@ def test_companion_layer_order_all_layers() -> None:
         _ctx(_state("companion"), relevant_facts=("They code in Rust",), optional_layers=ALL_LAYERS)
     )
     assert _tags(prompt) == [
-        "system", "character", "state", "memory", "active_window", "being_shown", "event",
+        "system", "character", "state", "memory", "character_lore", "active_window",
+        "being_shown", "event",
         "speech_output_control", "avatar", "instructions", "mcp_tool_security",
     ]
     assert "<current_state>" not in prompt

@@ -53,7 +53,8 @@ def test_the_system_message_stays_while_the_turn_changes() -> None:
     system, context = build_cached_prompt(_ctx(
         later, now=NOW + timedelta(hours=1), relevant_facts=("They have a cat named Miso",),
         triggered_memories=("The day it rained",), next_reminder="in 5 minutes: stretch",
-        optional_layers={**STABLE, "active_window": "Firefox: recipes", "event": "It snows."}))
+        optional_layers={**STABLE, "character_lore": "- Her town has a lighthouse.",
+                         "active_window": "Firefox: recipes", "event": "It snows."}))
     assert system == first_system and context != first_context
     assert "happy" in context and "happy" not in first_context
 
@@ -85,7 +86,8 @@ def test_the_context_holds_this_turn() -> None:
     _system, context = build_cached_prompt(_ctx(
         state, relevant_facts=("They have a cat named Miso", "  "),
         triggered_memories=("The day it rained",), next_reminder="in 10 minutes: stretch",
-        optional_layers={**STABLE, "active_window": "Firefox: recipes",
+        optional_layers={**STABLE, "character_lore": "- Her town has a lighthouse.",
+                         "active_window": "Firefox: recipes",
                          "being_shown": "A photo of a beach.", "event": "It snows outside."}))
     assert context.startswith("<context>\n") and context.endswith("\n</context>")
     lines = context.splitlines()

@@ -12,12 +12,14 @@ the public methods (``show_image``, ``stage_image``, ``choose_photo``,
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
 
 from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
+from companion_desktop.ui.card_import import CardImporter
 from companion_desktop.ui.chat.transcript import Notice
 from companion_desktop.ui.photos import DropHint, DropTarget, PhotoStage, Source, choose_image_file
 
@@ -25,6 +27,10 @@ if TYPE_CHECKING:
     from companion_desktop.pipeline.images import PreparedImage
     from companion_desktop.ui.chat.surface import PhotoSurface
     from companion_desktop.ui.photos import PhotoboardWindow
+
+def _now() -> datetime:
+    return datetime.now().astimezone()
+
 
 BUSY_TEXT = "She's still answering. The photo is ready in the chat; send it when she's done."
 NO_MODEL_TEXT = "No language model is set up yet."
@@ -51,7 +57,10 @@ class ChatPhotos(QObject):
         self.stage.ready.connect(self._ready)
         self.stage.refused.connect(self._refused)
         self.hint = DropHint(window)
-        self.target = DropTarget(window, self._dropped, self.hint.cover)
+        self.target = DropTarget(window, self._dropped, self.hint.cover, on_card=self.card)
+        self.cards = CardImporter(window.service.db, getattr(window, "clock", _now), window)
+        self.cards.imported.connect(self._card_imported)
+        self.cards.refused.connect(lambda text: window.transcript.add_notice(text, "error"))
 
     # ------------------------------------------------------------- staging
     def choose(self) -> None:
@@ -104,6 +113,23 @@ class ChatPhotos(QObject):
     def _dropped(self, source: Source, name: str) -> None:
         self.stage_image(source, name)
         self.window.input.setFocus()
+
+    # ------------------------------------------------------------ character cards
+    def card(self, path: str) -> None:
+        """A character card dropped here or on her: ask, then import (``ui.card_import``)."""
+        self.cards.import_path(path)
+
+    def _card_imported(self, done: object) -> None:
+        transcript = self.window.transcript
+        name = getattr(done, "name", "")
+        if getattr(done, "new_relationship", False):
+            transcript.add_notice(f"She is now {name}: a new relationship begins (the old "
+                                  "one is backed up).", "info")
+        else:
+            transcript.add_notice(f"She is now {name}; your relationship stays as it is.", "info")
+        greeting = getattr(done, "greeting", "")
+        if greeting:
+            transcript.add_her(greeting)
 
     # -------------------------------------------------------------- gating
     def problem(self, message: str, actions: list | None = None) -> None:

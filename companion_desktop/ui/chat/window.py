@@ -327,6 +327,10 @@ class ChatWindow(QMainWindow):
         photos, it stays staged and the reason is shown."""
         self.photos.show_image(source, name, send_now)
 
+    def import_card(self, path: str) -> None:
+        """A character card dropped on her in the overlay: imported as a drop here is."""
+        self.photos.card(path)
+
     def open_photoboard(self) -> None:
         """Show the photoboard window (one, reused), up to date."""
         self.photos.open_board()

@@ -62,6 +62,7 @@ class Desktop(QObject):
                                      open_photoboard=self._open_photoboard,
                                      bypass_wm=wm_cannot_keep_above())
         self.overlay.restore_position(settings.positions)
+        self.overlay.card_dropped.connect(self.chat.import_card)
         from companion_desktop.ui.desktop.life import DesktopLife
 
         self.life = DesktopLife(self.overlay, service, host)  # gravity, window tops, fullscreen

@@ -69,6 +69,7 @@ class OverlayWindow(QWidget):
     quit_requested = Signal()
     settings_changed = Signal()  # position, scale or a toggle moved: the app saves them
     photo_requested = Signal()
+    card_dropped = Signal(str)  # the path of a character card file dropped on her
     drag_started = Signal()  # the user picked her up (placement: no gravity while held)
     drag_ended = Signal()  # and let go (placement: she falls from there)
     rescaled = Signal()  # a new size: placement puts her feet back on her surface
@@ -126,7 +127,8 @@ class OverlayWindow(QWidget):
         self._hinting = False
         self._feet: tuple[tuple[int, int], tuple[int, int]] | None = None  # size: inset, height
         if show_image is not None:
-            self.drop_target = DropTarget(self, self._dropped, self._drop_hint)
+            self.drop_target = DropTarget(self, self._dropped, self._drop_hint,
+                                          on_card=self.card_dropped.emit)
 
     # ---------------------------------------------------------------- size/place
     def _scaled_size(self) -> QSize:

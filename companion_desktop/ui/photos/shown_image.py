@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # Pillow and numpy load with the first photo, not with the wi
 __all__ = [
     "CHIP_STYLE", "CHIP_THUMB", "DIRECT_FORMATS", "DROP_STYLE", "FILE_FILTER", "IMAGE_SUFFIXES",
     "PASTED_NAME", "DropHint", "DropTarget", "PhotoChip", "PhotoStage", "Source",
-    "as_path_or_bytes", "choose_image_file", "image_from_mime", "image_path_in",
+    "as_path_or_bytes", "card_path_in", "choose_image_file", "image_from_mime", "image_path_in",
     "mime_has_image", "paperclip_icon", "png_bytes", "prepare_source", "round_corners",
     "rounded_pixmap",
 ]
@@ -143,18 +143,35 @@ def choose_image_file(parent: QWidget | None) -> str | None:
 
 
 # ------------------------------------------------------------------ drops and staging
+def card_path_in(mime: QMimeData | None) -> str | None:
+    """The first local file in ``mime`` named like a character card (.png, .json,
+    .charx); whether it is one is told by its content when it lands."""
+    from companion_desktop.storage.card_file import SUFFIXES
+
+    if mime is None or not mime.hasUrls():
+        return None
+    for url in mime.urls():
+        if url.isLocalFile() and Path(url.toLocalFile()).suffix.lower() in SUFFIXES:
+            return url.toLocalFile()
+    return None
+
+
 class DropTarget(QObject):
     """Makes ``widget`` take dropped photos: ``on_drop(source, name)`` on a drop, and
     ``hint(True)`` while a photo hovers (``hint(False)`` when it leaves or lands).
+    With ``on_card``, a dropped character card file (a PNG with a card chunk, a card or
+    lorebook JSON, a CHARX: told apart by content) goes to ``on_card(path)`` instead.
 
     Works as an event filter, so the widget needs no drag handlers of its own;
     anything that is not a photo is left to the widget.
     """
 
     def __init__(self, widget: QWidget, on_drop: Callable[[Source, str], None],
-                 hint: Callable[[bool], None] | None = None) -> None:
+                 hint: Callable[[bool], None] | None = None,
+                 on_card: Callable[[str], None] | None = None) -> None:
         super().__init__(widget)
         self.on_drop = on_drop
+        self.on_card = on_card
         self.hint = hint or (lambda _on: None)
         widget.setAcceptDrops(True)
         widget.installEventFilter(self)
@@ -162,7 +179,8 @@ class DropTarget(QObject):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
         kind = event.type()
         if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
-            if not mime_has_image(event.mimeData()):
+            card = self.on_card is not None and card_path_in(event.mimeData()) is not None
+            if not card and not mime_has_image(event.mimeData()):
                 return False
             event.acceptProposedAction()
             self.hint(True)
@@ -171,14 +189,28 @@ class DropTarget(QObject):
             self.hint(False)
             return False
         if kind == QEvent.Type.Drop:
-            found = image_from_mime(event.mimeData(), "dropped image")
             self.hint(False)
+            if self.on_card is not None and self._card(event.mimeData()):
+                event.acceptProposedAction()
+                return True
+            found = image_from_mime(event.mimeData(), "dropped image")
             if found is None:
                 return False
             event.acceptProposedAction()
             self.on_drop(*found)
             return True
         return False
+
+
+    def _card(self, mime: QMimeData) -> bool:
+        """Hand a dropped card file to ``on_card``; False when it is none."""
+        from companion_desktop.storage.card_file import is_card_file
+
+        path = card_path_in(mime)
+        if path is None or self.on_card is None or not is_card_file(path):
+            return False
+        self.on_card(path)
+        return True
 
 
 class PhotoStage(QObject):

@@ -1,4 +1,5 @@
-"""Settings > Character: her name, persona prompt, the app mode and relationship tracking."""
+"""Settings > Character: her name, persona prompt, the app mode and relationship tracking,
+and her character card (``card_section``: import, export, portrait, lorebook)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage import repository
+from companion_desktop.ui.settings.card_section import CardSection, host_render
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form
 from companion_desktop.ui.switch import Switch
 
@@ -86,10 +88,21 @@ class CharacterPage(QWidget):
 
             self.model_section = ModelSection(service, host)
             form.addRow("Model", self.model_section)
+        self.card = CardSection(service, clock, self,
+                                render=host_render(host) if host is not None else None)
+        self.card.imported.connect(self._card_imported)
+        form.addRow("Character card", self.card)
+        self.prompt.setToolTip("{{char}} is her name and {{user}} what she calls you.")
         name_labels(form)
         layout.addLayout(form)
         layout.addStretch(1)
         self._show_mode_hint()
+
+    def _card_imported(self, _done: object) -> None:
+        """She is the card's character now: show her name and persona as saved."""
+        state = self.service.load(self.clock()).state
+        self.name.setText(state.name)
+        self.prompt.setPlainText(state.system_prompt)
 
     @property
     def mode(self) -> str:
@@ -122,3 +135,4 @@ class CharacterPage(QWidget):
         if self.tracking.isChecked() != self.saved_tracking:
             self.service.set_tracking(self.tracking.isChecked())
             self.saved_tracking = self.tracking.isChecked()
+        self.card.apply()

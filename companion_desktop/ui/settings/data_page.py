@@ -34,7 +34,7 @@ from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.savefile import ExportSummary, ImportSummary, SaveFile, SaveFileError
 from companion_desktop.storage.savefile_text import describe_counts, export_text, import_text
 from companion_desktop.ui.background import run_in_background
-from companion_desktop.ui.plain import plain
+from companion_desktop.ui.plain import ask_choice, plain
 from companion_desktop.ui.settings.data_backups import BackupsSection
 from companion_desktop.ui.settings.llm_page import status
 
@@ -146,21 +146,13 @@ class DataPage(QWidget):
         return Path(path) if path else None
 
     def _ask_mode(self, path: Path, counts: dict[str, int]) -> str | None:
-        box = QMessageBox(self)
-        box.setTextFormat(Qt.TextFormat.PlainText)  # the text names the user's file
-        box.setWindowTitle("Import a save file")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setText(f"{path.name} holds {describe_counts(counts)}.")
-        box.setInformativeText("Merge adds what is new and keeps everything here.\nReplace "
-                               "deletes her state, memories, sessions, messages and events here "
-                               "and puts the file's in their place.")
-        merge = box.addButton("Merge", QMessageBox.ButtonRole.AcceptRole)
-        replace = box.addButton("Replace everything", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(merge)
-        box.exec()
-        clicked = box.clickedButton()
-        return "merge" if clicked is merge else "replace" if clicked is replace else None
+        role = QMessageBox.ButtonRole  # the text names the user's file: shown literally
+        chosen = ask_choice(
+            self, "Import a save file", f"{path.name} holds {describe_counts(counts)}.",
+            "Merge adds what is new and keeps everything here.\nReplace deletes her state, "
+            "memories, sessions, messages and events here and puts the file's in their place.",
+            [("Merge", role.AcceptRole), ("Replace everything", role.DestructiveRole)])
+        return {0: "merge", 1: "replace"}.get(chosen) if chosen is not None else None
 
     def import_(self) -> bool:
         """Ask for a file, validate it, confirm, then import off the GUI thread.
