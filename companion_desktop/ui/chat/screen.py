@@ -10,7 +10,7 @@ Send (or Enter); Cancel drops it. A refusal or a failure is one clear line in th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap, QScreen
@@ -53,17 +53,26 @@ class ChatScreen(QObject):
     def __init__(self, photos: ChatPhotos) -> None:
         super().__init__(photos)
         self.photos = photos
-        self.window = photos.window
+        self.window: Any = photos.window  # the ChatWindow
         self.last_problem: str | None = None
         chip = self.window.chip
         chip.send_requested.connect(self._send)
 
     def look(self, mode: str = ACTIVE, screen: QScreen | None = None,
-             settle_ms: int = SETTLE_MS) -> None:
+             settle_ms: int | None = None, bring_up: bool = False) -> None:
         """Capture ``mode`` ("active" or "full") on ``screen`` (None: the chat window's)
-        after ``settle_ms``, and stage it for the user to send or cancel."""
+        after ``settle_ms`` (None: SETTLE_MS), and stage it for the user to send or
+        cancel; ``bring_up`` shows the chat window once it is staged."""
         mode = FULL if mode == FULL else ACTIVE
-        QTimer.singleShot(max(0, settle_ms), lambda: self.capture(mode, screen))
+        wait = SETTLE_MS if settle_ms is None else max(0, settle_ms)
+        QTimer.singleShot(wait, lambda: self._look_now(mode, screen, bring_up))
+
+    def _look_now(self, mode: str, screen: QScreen | None, bring_up: bool) -> None:
+        if self.capture(mode, screen) and bring_up:
+            window = self.window
+            window.show()
+            window.raise_()
+            window.activateWindow()
 
     def capture(self, mode: str, screen: QScreen | None = None) -> bool:
         """Capture now; True when a picture was staged."""

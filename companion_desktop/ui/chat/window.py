@@ -336,14 +336,12 @@ class ChatWindow(QMainWindow):
         self.photos.show_image(source, name, send_now)
 
     def look_at_screen(self, mode: str = "active", screen=None,  # noqa: ANN001 - a QScreen
-                       settle_ms: int | None = None) -> None:
+                       settle_ms: int | None = None, bring_up: bool = False) -> None:
         """"Look at this": capture the window the user is in ("active") or the whole
         ``screen`` ("full"; None: this window's) and stage it as a preview; nothing is
-        sent until Send. A refusal or failure is one line in the chat."""
-        if settle_ms is None:
-            self.screen_look.look(mode, screen)
-        else:
-            self.screen_look.look(mode, screen, settle_ms)
+        sent until Send. A refusal or failure is one line in the chat. ``bring_up``: show
+        this window once the picture is staged (from her menu or the hotkey)."""
+        self.screen_look.look(mode, screen, settle_ms, bring_up)
 
     def open_photoboard(self) -> None:
         """Show the photoboard window (one, reused), up to date."""

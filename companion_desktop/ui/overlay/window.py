@@ -69,6 +69,7 @@ class OverlayWindow(QWidget):
     quit_requested = Signal()
     settings_changed = Signal()  # position, scale or a toggle moved: the app saves them
     photo_requested = Signal()
+    look_requested = Signal(str)  # "look at this": "active" (the window) or "full"
     drag_started = Signal()  # the user picked her up (placement: no gravity while held)
     drag_ended = Signal()  # and let go (placement: she falls from there)
     rescaled = Signal()  # a new size: placement puts her feet back on her surface
@@ -367,6 +368,8 @@ class OverlayWindow(QWidget):
                           checked=self.click_through)
         through.toggled.connect(self.set_click_through)
         menu.addAction(through)
+        menu.addAction("Look at this window", lambda: self.look_requested.emit("active"))
+        menu.addAction("Look at my whole screen", lambda: self.look_requested.emit("full"))
         menu.addAction("Photo mode…", self.photo_requested.emit)
         if self.open_photoboard is not None:
             menu.addAction("Photoboard…", self.open_photoboard)
