@@ -289,7 +289,10 @@ class ProactiveSettings(SettingsSection):
     greets after ``absence_hours`` away, remarks after ``silence_minutes`` at the computer
     without a word, at most ``daily_cap`` times a day and ``gap_minutes`` apart.
     ``window_awareness`` (off by default) gives her the active window's application and
-    title for each reply, never for windows matching ``window_deny``."""
+    title for each reply, never for windows matching ``window_deny``. ``window_deny`` also
+    keeps windows out of every screen picture ("look at this" and glances). ``glance`` (off
+    by default): she may glance at the active window while the user is active, at most
+    every ``glance_minutes`` and under the speaking-first limits; no picture is kept."""
 
     SECTION: ClassVar[str] = "proactive"
     do_not_disturb: bool = False
@@ -301,6 +304,8 @@ class ProactiveSettings(SettingsSection):
     window_awareness: bool = False
     window_deny: list[Annotated[str, Field(max_length=80)]] = Field(
         default_factory=lambda: list(DEFAULT_DENY), max_length=200)
+    glance: bool = False
+    glance_minutes: int = Field(default=30, ge=5, le=120)
 
 
 class WalkingSettings(SettingsSection):

@@ -119,6 +119,9 @@ class OverlayWindow(QWidget):
         self.input.submitted.connect(self._submit)
         self.input.dismissed.connect(self.input.hide)
         self.mic_button = MicButton(32, self)  # shown while hearing is on (ui.voice_in_desktop)
+        from companion_desktop.ui.overlay.eye import GlanceEye
+
+        self.eye = GlanceEye(self)  # shown while she glances at the screen
         self.view.installEventFilter(self)
         self._mask_key = None  # what the current shape was made from
         self._mask_timer = QTimer(self, interval=MASK_MS, timeout=self.update_mask)
@@ -239,14 +242,14 @@ class OverlayWindow(QWidget):
             return
         key = (self.view.serial, self.view.pos().toTuple(),
                self.bubble.geometry().getRect() if self.bubble.isVisible() else None,
-               self.mic_button.isVisible())
+               self.mic_button.isVisible(), self.eye.isVisible())
         if key == self._mask_key:
             return  # same picture, same place: the shape has not changed
         alpha = self.view.alpha_mask()
         if alpha is None:
             return
         region = mask_region(alpha).translated(self.view.pos())  # view -> window coordinates
-        for widget in (self.bubble, self.mic_button):
+        for widget in (self.bubble, self.mic_button, self.eye):
             if widget.isVisible():
                 region = region.united(QRegion(widget.geometry()))
         self.setMask(region)
@@ -275,6 +278,14 @@ class OverlayWindow(QWidget):
     def on_done(self, reply: str) -> None:
         self.bubble.finish(reply)
         self._place_children()
+
+    def show_eye(self, ms: int | None = None) -> None:
+        """The small eye on her: she is glancing at the screen (a glance is never unseen)."""
+        if ms is None:
+            self.eye.flash()
+        else:
+            self.eye.flash(ms)
+        self.update_mask()
 
     def on_failed(self, message: str) -> None:
         self.bubble.finish(message, error=True)
