@@ -56,6 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--json", action="store_true", help="print one JSON object per turn")
     chat.add_argument("--image", metavar="PATH",
                       help="show her this photo with the first message (alone when no message)")
+    chat.add_argument("--screen", choices=("active", "full"),
+                      help="show her your screen with the first message: the active window or "
+                           "the whole screen (X11; the privacy deny-list applies; you are "
+                           "asked before it is sent)")
+    chat.add_argument("--yes", action="store_true",
+                      help="with --screen: send the picture without asking first")
+    chat.add_argument("--keep", action="store_true",
+                      help="with --screen: keep the picture on the photoboard like a photo")
 
     bench = sub.add_parser("bench", help="print benchmark figures (never fails on timing)")
     bench.add_argument("--turns", type=int, default=200, help="turns to time (default 200)")

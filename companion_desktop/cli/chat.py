@@ -52,7 +52,7 @@ def _messages(args: argparse.Namespace) -> Iterator[str]:
     if args.message:
         yield from args.message
         return
-    if getattr(args, "image", None):  # a photo alone: no stdin to wait for
+    if getattr(args, "image", None) or getattr(args, "screen", None):  # a picture alone
         yield SHOW_ONLY_TEXT
         return
     for line in sys.stdin:
@@ -106,6 +106,10 @@ def run_chat(args: argparse.Namespace, now: datetime, service: CompanionService)
     except (ProviderNotReady, LlmError) as error:
         raise CliError(terminal_text(str(error))) from None
     image = _prepared(args.image) if getattr(args, "image", None) else None
+    if getattr(args, "screen", None):
+        from companion_desktop.cli.chat_screen import screen_picture
+
+        image = screen_picture(service, args.screen, keep=args.keep, ask=not args.yes)
     heard = _heard(args.audio, service) if getattr(args, "audio", None) else None
     tools = ToolAccess(service.db)  # the MCP servers of Settings > Tools, as in the window
     runner = TurnRunner(service, provider, clock, tools=tools)

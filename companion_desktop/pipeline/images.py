@@ -64,6 +64,10 @@ class PreparedImage:
     source_name: str
     original_format: str  # Pillow's name for what was given: "JPEG", "HEIF", "BMP", ...
     converted: bool  # False when ``data`` is the file exactly as given
+    #: A picture of the user's screen: what it shows ("Firefox", "your screen"); None for
+    #: a photo. A screen picture is kept only when ``keep`` (photos always are).
+    screen: str | None = None
+    keep: bool = True
 
     def part(self) -> ImagePart:
         """The picture as a message part for a provider."""

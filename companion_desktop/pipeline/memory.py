@@ -30,12 +30,17 @@ _STOP = frozenset("the and you your for are was with that this have what when wh
 
 #: How a photo turn reads in the history sent later (the photo itself is sent once).
 PHOTO_MARK = "(shows you a photo)"
+#: How a turn that showed her the user's screen reads later (the picture is never resent).
+SCREEN_MARK = "(showed you their screen)"
 
 
 def shown_photo_text(turn: TurnRecord) -> str:
     """A stored message as the model sees it later: photo turns say a photo was shown."""
-    if (turn.role == "user" and (turn.meta or {}).get("image")
-            and not turn.content.startswith(PHOTO_MARK)):
+    image = (turn.meta or {}).get("image") if turn.role == "user" else None
+    if image and isinstance(image, dict) and image.get("screen") is not None:
+        said = turn.content.removeprefix(PHOTO_MARK).strip()
+        return f"{SCREEN_MARK} {said}".rstrip()
+    if image and not turn.content.startswith(PHOTO_MARK):
         return f"{PHOTO_MARK} {turn.content}"
     return turn.content
 

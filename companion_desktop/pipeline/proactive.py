@@ -75,6 +75,10 @@ class SpeakFirst:
         mode = character.app_mode if character is not None else "dating_sim"
         return today, last_sent, last_chat, mode
 
+    def history(self, now: datetime) -> tuple[int, datetime | None, datetime | None, str]:
+        """(her speaking-first moments today, the last one, the user's last message, mode)."""
+        return self._history(now)
+
     def fullscreen(self) -> bool:
         window = self._window()
         return bool(window and window.fullscreen)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -36,6 +37,7 @@ from companion_desktop.engine.prompt import (
 )
 from companion_desktop.engine.prompt_cached import build_cached_prompt
 from companion_desktop.engine.reminder_phrases import natural_reminder
+from companion_desktop.engine.screen_look import asked_to_remember, screen_layer
 from companion_desktop.engine.session_summary import summarize_session
 from companion_desktop.engine.speech import SpokenPart, speech_output_layer, split_speech
 from companion_desktop.engine.state_updates import LlmSuggestion, sanitize_suggestion
@@ -51,7 +53,12 @@ from companion_desktop.llm.base import (
 from companion_desktop.pipeline.card_turn import card_turn
 from companion_desktop.pipeline.companion import CompanionService, DataReplaced
 from companion_desktop.pipeline.images import PreparedImage
-from companion_desktop.pipeline.memory import MemoryHooks, SimpleMemory, WorkingMemory
+from companion_desktop.pipeline.memory import (
+    SCREEN_MARK,
+    MemoryHooks,
+    SimpleMemory,
+    WorkingMemory,
+)
 from companion_desktop.pipeline.moments import MomentGenerator
 from companion_desktop.pipeline.reminders import describe_delay
 from companion_desktop.pipeline.tools import security_layer
@@ -189,6 +196,8 @@ class TurnRunner:
         parsed = tags_they_asked_for(self.provider, parsed, text)
         suggestion, extracted = self._suggestion(parsed, text, state, cancel)
         suggestion = without_window_echo(suggestion, turn.window, text)
+        if image is not None and image.screen is not None and not asked_to_remember(text):
+            suggestion = replace(suggestion, new_memory=None, shared_reference=None)  # untrusted
         shown, speech = self._speech(parsed.text, turn.speech)
         reminders: list[dict[str, Any]] = []
         after_commit: list[Callable[[], None]] = []
@@ -206,11 +215,13 @@ class TurnRunner:
                 parsed_fallback = ParsedReply(parsed.text, None, parsed.suggestion, False,
                                               (asked,))
                 reminders.extend(self._store_reminders(session, parsed_fallback, now))
-            if image is not None:
+            if image is not None and image.keep:
                 kept.append(keep_photo(session, self.service.db.path.parent, image,
                                        memory or note_from(shown), now))
 
         meta = {"image": {"name": image.source_name}} if image is not None else None
+        if image is not None and image.screen is not None:
+            meta = {"image": {"name": image.source_name, "screen": image.screen}}
         outcome = self._saved(lambda: self.service.commit_user_turn(
             self.session_id, text, shown, suggestion, now, also, user_meta=meta,
             generation=self.generation))
@@ -221,8 +232,12 @@ class TurnRunner:
             recent = [c for role, c in self.working.last(WorkingMemory.CAPACITY) if role == "user"]
             event = self.moments.personalize(event, self.provider, outcome.state,
                                              [*recent[-3:], text], now, cancel=cancel)
-        self.working.add("user", f"{SHOW_ONLY_TEXT} {text}"
-                         if image is not None and text != SHOW_ONLY_TEXT else text)
+        if image is not None and image.screen is not None:
+            said = "" if text == SHOW_ONLY_TEXT else text
+            self.working.add("user", f"{SCREEN_MARK} {said}".rstrip())
+        else:
+            self.working.add("user", f"{SHOW_ONLY_TEXT} {text}"
+                             if image is not None and text != SHOW_ONLY_TEXT else text)
         self.working.add("assistant", shown)
         hooks.on_text(shown)
         return TurnResult(
@@ -251,20 +266,25 @@ class TurnRunner:
 
     def run_system_event(self, event_text: str, hooks: TurnHooks | None = None,
                          cancel: CancelToken | None = None,
-                         also: Callable[[Session], None] | None = None) -> TurnResult:
+                         also: Callable[[Session], None] | None = None,
+                         image: PreparedImage | None = None) -> TurnResult:
         """A machine-generated turn (a fired reminder): ``event_text`` enters through the
         <event> layer, not as a user turn. Her reply is parsed and may schedule more
         reminders; only her mood may move (no stats, counters, streak, familiarity, facts
         or away clock). Raises LlmError with nothing saved when the model call fails.
         ``also(session)`` runs inside the transaction that stores the turn (a fired
-        reminder marks itself executed there); if it raises, nothing is stored."""
+        reminder marks itself executed there); if it raises, nothing is stored.
+        ``image``: a screen picture she glanced at (sent once, never kept)."""
         hooks = hooks or NullHooks()
         self.follow_replace()
+        if image is not None:
+            check_vision(self.provider)
         now = self.clock()
         state = self.service.load(now).state
-        turn = self._prompt(state, event_text, now, event=event_text)
+        turn = self._prompt(state, event_text, now, event=event_text, image=image)
         hooks.set_phase(PHASE_THINKING)
-        raw, _calls = self._reply(turn, EVENT_NUDGE, (), state.name, hooks, cancel)
+        images = (image.part(),) if image is not None else ()
+        raw, _calls = self._reply(turn, EVENT_NUDGE, images, state.name, hooks, cancel)
         parsed = parse_response(raw, companion_name=state.name)
         shown, speech = self._speech(parsed.text, turn.speech)
         reminders: list[dict[str, Any]] = []
@@ -320,7 +340,9 @@ class TurnRunner:
             "character_lore": card.lore,
             "active_window": self.window_layer() if self.window_layer is not None else None,
             "being_shown": (being_shown_layer(image.source_name, photos)
-                            if image is not None else None),
+                            if image is not None and image.screen is None else
+                            screen_layer(image.screen, glance=event is not None)
+                            if image is not None and image.screen is not None else None),
             "event": event,
             "speech_output_control": speech_output_layer(voice.voice) if voice.enabled else None,
             "avatar": avatar_layer(self.animations()) if self.animations is not None else None,

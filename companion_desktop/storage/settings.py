@@ -60,7 +60,8 @@ class HotkeySettings(SettingsSection):
     """Settings > Desktop > Global hotkeys: keys that work whichever window has the focus,
     written as Qt shows them ("Ctrl+Alt+H"); blank turns one off. ``enabled`` (off until
     the user turns it on: the listener watches every key typed anywhere) starts listening.
-    Push-to-talk has no key by default (F9 works inside her windows)."""
+    Push-to-talk has no key by default (F9 works inside her windows). ``look_at_screen``
+    captures the active window into the chat's preview strip ("look at this")."""
 
     SECTION: ClassVar[str] = "hotkeys"
     enabled: bool = False
@@ -68,6 +69,7 @@ class HotkeySettings(SettingsSection):
     toggle_click_through: str = Field(default="Ctrl+Alt+K", max_length=40)
     push_to_talk: str = Field(default="", max_length=40)
     toggle_dnd: str = Field(default="Ctrl+Alt+N", max_length=40)
+    look_at_screen: str = Field(default="Ctrl+Alt+O", max_length=40)
 
     def keys(self) -> dict[str, str]:
         """Action -> key text, whether or not global hotkeys are on (they also work
@@ -75,7 +77,8 @@ class HotkeySettings(SettingsSection):
         return {"toggle_overlay": self.toggle_overlay,
                 "toggle_click_through": self.toggle_click_through,
                 "push_to_talk": self.push_to_talk,
-                "toggle_dnd": self.toggle_dnd}
+                "toggle_dnd": self.toggle_dnd,
+                "look_at_screen": self.look_at_screen}
 
     def bindings(self) -> dict[str, str]:
         """Action -> key text for the global listener, nothing when hotkeys are off."""
@@ -286,7 +289,10 @@ class ProactiveSettings(SettingsSection):
     greets after ``absence_hours`` away, remarks after ``silence_minutes`` at the computer
     without a word, at most ``daily_cap`` times a day and ``gap_minutes`` apart.
     ``window_awareness`` (off by default) gives her the active window's application and
-    title for each reply, never for windows matching ``window_deny``."""
+    title for each reply, never for windows matching ``window_deny``. ``window_deny`` also
+    keeps windows out of every screen picture ("look at this" and glances). ``glance`` (off
+    by default): she may glance at the active window while the user is active, at most
+    every ``glance_minutes`` and under the speaking-first limits; no picture is kept."""
 
     SECTION: ClassVar[str] = "proactive"
     do_not_disturb: bool = False
@@ -298,6 +304,8 @@ class ProactiveSettings(SettingsSection):
     window_awareness: bool = False
     window_deny: list[Annotated[str, Field(max_length=80)]] = Field(
         default_factory=lambda: list(DEFAULT_DENY), max_length=200)
+    glance: bool = False
+    glance_minutes: int = Field(default=30, ge=5, le=120)
 
 
 class WalkingSettings(SettingsSection):

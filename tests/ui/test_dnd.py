@@ -74,19 +74,22 @@ def test_settings_section_saves_and_refuses(qtbot, service):
     section = ProactiveSection(service)
     qtbot.addWidget(section)
     assert section.speak_first.currentData() is None and not section.window.isChecked()
-    assert not section.deny.isEnabled()
+    assert section.deny.isEnabled()  # it also keeps windows out of screen pictures
+    assert not section.glance.isChecked() and section.glance_minutes.value() == 30
     section.dnd.setChecked(True)
     section.speak_first.setCurrentIndex(section.speak_first.findData(True))
     section.silence.setValue(10_000)  # beyond the range: held at the top
     section.cap.setValue(5)
     section.window.setChecked(True)
-    assert section.deny.isEnabled()
+    section.glance.setChecked(True)
+    section.glance_minutes.setValue(1)  # below the range: held at the bottom
     section.deny.setPlainText("Signal\n\n  my   bank \nsignal\n")
     section.apply()
     stored = saved(db)
     assert stored.do_not_disturb and stored.speak_first is True and stored.daily_cap == 5
     assert stored.silence_minutes == 480 and stored.window_awareness
     assert stored.window_deny == ["Signal", "my bank"]
+    assert stored.glance and stored.glance_minutes == 5
     state = DndState(db)
     section.dnd.setChecked(False)
     section.apply()

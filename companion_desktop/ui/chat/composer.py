@@ -5,7 +5,8 @@ message) but looks dimmed: the ``busy`` property switches its style. Pasting a
 photo (an image or an image file) emits ``image_pasted`` instead of inserting
 text; a photo dragged over the box is left to the window (its drop highlight).
 The composer is the row under the conversation: the staged-photo chip and the
-listening line (``ui.voice_in_view``) above, then the paperclip, the box, the mic
+listening line (``ui.voice_in_view``) above, then the paperclip, the eye (show her the
+screen: ``ui.chat.screen``), the box, the mic
 button (shown while hearing is on), and Send / Stop.
 """
 
@@ -13,8 +14,18 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
+from companion_desktop.ui.chat.screen import eye_icon
 from companion_desktop.ui.photos import (
     PhotoChip,
     image_from_mime,
@@ -27,6 +38,8 @@ COMPOSER_STYLE = """
 #clipButton { background: #ffffff; border: 1px solid #e3d3ee; border-radius: 17px; padding: 0; }
 #clipButton:hover { background: #f6ecfb; border-color: #c99ae0; }
 #clipButton:pressed { background: #efe2f6; }
+#eyeButton { background: #ffffff; border: 1px solid #e3d3ee; border-radius: 17px; padding: 0; }
+#eyeButton:hover { background: #f6ecfb; border-color: #c99ae0; }
 """
 
 
@@ -123,14 +136,26 @@ class Composer(QFrame):
         self.clip_button.setIconSize(QSize(20, 20))
         self.clip_button.setFixedSize(36, 36)
         self.clip_button.setToolTip("Show her a photo")
+        self.eye_button = QToolButton(objectName="eyeButton")
+        self.eye_button.setIcon(eye_icon(20))
+        self.eye_button.setIconSize(QSize(20, 20))
+        self.eye_button.setFixedSize(48, 36)
+        self.eye_button.setToolTip("Show her your screen: the window you were in "
+                                   "(the arrow: the whole screen). You see it before it goes.")
+        self.eye_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        eye_menu = QMenu(self.eye_button)
+        self.look_window_action = eye_menu.addAction("Show her the window I was in")
+        self.look_full_action = eye_menu.addAction("Show her my whole screen")
+        self.eye_button.setMenu(eye_menu)
         self.input = ChatInput()
         self.mic_button = MicButton()
         self.send_button = QPushButton("Send", objectName="sendButton")
         self.stop_button = QPushButton("■  Stop", objectName="stopButton")
         line.addWidget(self.clip_button, 0, Qt.AlignmentFlag.AlignBottom)
+        line.addWidget(self.eye_button, 0, Qt.AlignmentFlag.AlignBottom)
         line.addWidget(self.input, 1)
         line.addWidget(self.mic_button, 0, Qt.AlignmentFlag.AlignBottom)
-        for button in (self.clip_button, self.send_button, self.stop_button):
+        for button in (self.clip_button, self.eye_button, self.send_button, self.stop_button):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
         for button in (self.send_button, self.stop_button):
             line.addWidget(button, 0, Qt.AlignmentFlag.AlignBottom)

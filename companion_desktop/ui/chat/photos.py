@@ -74,6 +74,12 @@ class ChatPhotos(QObject):
         self._then = None
         self.stage.stage(source, name)
 
+    def stage_screen(self, source: Source, name: str, label: str) -> None:
+        """Stage a picture of the user's screen showing ``label`` as a preview (sent only
+        on Send, not kept unless the user ticks Keep); replaces a staged photo."""
+        self._then = None
+        self.stage.stage(source, name, screen=label)
+
     def show_image(self, source: Source, name: str, send_now: bool = False) -> None:
         """Stage a photo from elsewhere; with ``send_now`` it goes once prepared
         (see ``ChatWindow.show_image``)."""
@@ -90,6 +96,11 @@ class ChatPhotos(QObject):
         image: Any = getattr(self.window.backend.controller, "current_image", None)
         thumbnail = image.thumbnail if image is not None else None
         return thumbnail, image is not None and message == SHOW_ONLY_TEXT
+
+    def screen_shown(self) -> str | None:
+        """What of the screen the turn just started shows ("Firefox"), None for a photo."""
+        image: Any = getattr(self.window.backend.controller, "current_image", None)
+        return getattr(image, "screen", None) if image is not None else None
 
     def _send_now(self) -> None:
         backend = self.window.backend

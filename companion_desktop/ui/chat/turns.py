@@ -23,6 +23,7 @@ from companion_desktop.pipeline.companion import STAGE_NAMES
 from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
 from companion_desktop.storage import repository
 from companion_desktop.storage.errors import StorageError
+from companion_desktop.ui.chat.screen_words import screen_label, screen_line
 from companion_desktop.ui.chat.transcript import Bubble, Notice
 from companion_desktop.ui.photos import kept_thumbnails
 from companion_desktop.ui.shimmer import PHASE_TEXT, phase_text
@@ -79,6 +80,11 @@ class ChatTurns(QObject):
         for turn in turns:
             window.transcript.add_day(turn.created_at.astimezone().date())
             if turn.role == "user":
+                screen = screen_label(turn.meta)
+                if screen is not None:  # the picture was never kept, unless kept like a photo
+                    window.transcript.add_notice(screen_line(screen))
+                    if turn.content == SHOW_ONLY_TEXT and turn.id not in photos:
+                        continue
                 photo = photos.get(turn.id)
                 window.transcript.add_user(turn.content, photo, turn.content == SHOW_ONLY_TEXT)
             elif turn.role == "assistant":
@@ -112,6 +118,9 @@ class ChatTurns(QObject):
         if not retry:
             self.retire_error()
             window.transcript.add_day(window.clock().date())
+            screen = window.photos.screen_shown()
+            if screen is not None:
+                window.transcript.add_notice(screen_line(screen))
             window.transcript.add_user(message, *window.photos.shown_with(message))
         self.pending = message
         self.her = None

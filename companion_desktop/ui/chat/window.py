@@ -37,6 +37,7 @@ from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.chat.backend import ChatBackend
 from companion_desktop.ui.chat.composer import Composer
 from companion_desktop.ui.chat.photos import NO_MODEL_TEXT, ChatPhotos
+from companion_desktop.ui.chat.screen import ChatScreen
 from companion_desktop.ui.chat.state_panel import StatePanel
 from companion_desktop.ui.chat.tools import ToolActivity
 from companion_desktop.ui.chat.transcript import Notice, Transcript
@@ -140,6 +141,10 @@ class ChatWindow(QMainWindow):
         self.photo, self.drop_hint, self.drop_target = (
             self.photos.stage, self.photos.hint, self.photos.target)
         self.photo.changed.connect(self._update_buttons)
+        self.screen_look = ChatScreen(self.photos)
+        self.eye_button.clicked.connect(lambda: self.look_at_screen("active"))
+        self.look_window_action.triggered.connect(lambda: self.look_at_screen("active"))
+        self.look_full_action.triggered.connect(lambda: self.look_at_screen("full"))
         self.turns = ChatTurns(self)
         self.tools = ToolActivity(self.transcript, self.turns.still_thinking,
                                   PHASE_TEXT["thinking"])
@@ -169,6 +174,9 @@ class ChatWindow(QMainWindow):
         box = Composer()
         self.input, self.send_button, self.stop_button = box.input, box.send_button, box.stop_button
         self.clip_button, self.chip = box.clip_button, box.chip
+        self.eye_button = box.eye_button
+        self.look_window_action, self.look_full_action = (box.look_window_action,
+                                                          box.look_full_action)
         self.mic_button, self.listen_line = box.mic_button, box.listen_line
         self.input.submitted.connect(self.submit)
         self.input.textChanged.connect(self._update_buttons)
@@ -330,6 +338,14 @@ class ChatWindow(QMainWindow):
     def import_card(self, path: str) -> None:
         """A character card dropped on her in the overlay: imported as a drop here is."""
         self.photos.card(path)
+
+    def look_at_screen(self, mode: str = "active", screen=None,  # noqa: ANN001 - a QScreen
+                       settle_ms: int | None = None, bring_up: bool = False) -> None:
+        """"Look at this": capture the window the user is in ("active") or the whole
+        ``screen`` ("full"; None: this window's) and stage it as a preview; nothing is
+        sent until Send. A refusal or failure is one line in the chat. ``bring_up``: show
+        this window once the picture is staged (from her menu or the hotkey)."""
+        self.screen_look.look(mode, screen, settle_ms, bring_up)
 
     def open_photoboard(self) -> None:
         """Show the photoboard window (one, reused), up to date."""

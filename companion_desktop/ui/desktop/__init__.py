@@ -12,12 +12,13 @@ from companion_desktop.ui.door import door
 if TYPE_CHECKING:
     from .hotkeys import ACTIONS, GlobalHotkeys, HotkeyError, refusal, to_pynput
     from .out_of_way import parse_apps
+    from .screen_capture import ScreenRefused, ScreenShot, take_screenshot
     from .side import Desktop
     from .x11_probe import x11_unavailable_reason
 
 __all__ = [
-    "ACTIONS", "Desktop", "GlobalHotkeys", "HotkeyError", "parse_apps", "refusal", "to_pynput",
-    "x11_unavailable_reason",
+    "ACTIONS", "Desktop", "GlobalHotkeys", "HotkeyError", "parse_apps", "refusal",
+    "ScreenRefused", "ScreenShot", "take_screenshot", "to_pynput", "x11_unavailable_reason",
 ]
 __getattr__, __dir__ = door(__name__, {
     "ACTIONS": "hotkeys",
@@ -26,6 +27,9 @@ __getattr__, __dir__ = door(__name__, {
     "HotkeyError": "hotkeys",
     "parse_apps": "out_of_way",
     "refusal": "hotkeys",
+    "ScreenRefused": "screen_capture",
+    "ScreenShot": "screen_capture",
+    "take_screenshot": "screen_capture",
     "to_pynput": "hotkeys",
     "x11_unavailable_reason": "x11_probe",
 })

@@ -35,7 +35,8 @@ from PySide6.QtWidgets import QWidget
 log = logging.getLogger(__name__)
 
 #: Actions, in the order Settings lists them.
-ACTIONS = ("toggle_overlay", "toggle_click_through", "push_to_talk", "toggle_dnd")
+ACTIONS = ("toggle_overlay", "toggle_click_through", "push_to_talk", "toggle_dnd",
+           "look_at_screen")
 #: Qt key names and pynput's for the keys that are not one character.
 _NAMED = {
     "Space": "space", "Tab": "tab", "Return": "enter", "Enter": "enter", "Esc": "esc",
@@ -245,9 +246,10 @@ class GlobalHotkeys(QObject):
 
 
 #: Bytes the listener thread sends, and the action each stands for ("T"/"t": talk down/up).
-_CODES = {"o": "toggle_overlay", "c": "toggle_click_through", "d": "toggle_dnd"}
+_CODES = {"o": "toggle_overlay", "c": "toggle_click_through", "d": "toggle_dnd",
+          "l": "look_at_screen"}
 _SENDS = {"toggle_overlay": b"o", "toggle_click_through": b"c", "push_to_talk": b"T",
-          "toggle_dnd": b"d"}
+          "toggle_dnd": b"d", "look_at_screen": b"l"}
 
 
 class _KeyWatch:

@@ -66,7 +66,8 @@ class DesktopLife(QObject):
         if self.walker is not None:  # walking needs gravity: a surface to walk along
             self.walker.set_enabled(walking.enabled and self.placement.active)
         # speaking first (unless turned off) waits out fullscreen; awareness names the window
-        self.desk.want("speaking", talk.speak_first is not False or talk.window_awareness)
+        self.desk.want("speaking", talk.speak_first is not False or talk.window_awareness
+                       or talk.glance)  # a glance too waits out fullscreen
 
     def apply(self, settings: DesktopLifeSettings) -> None:
         self.guard.configure(settings.hide_fullscreen, settings.always_hide, settings.never_hide)

@@ -72,6 +72,7 @@ class Desktop(QObject):
         self.overlay.quit_requested.connect(QApplication.quit)
         self.overlay.settings_changed.connect(self._save_overlay)
         self.overlay.photo_requested.connect(self.open_photo_mode)
+        self.overlay.look_requested.connect(self.look_at_screen)
         chat.photo_problem.connect(self.overlay.on_failed)  # a refused drop says why on her too
         self._talking_since: float | None = None
         self._voiced = False  # her voice speaks this turn's reply (her lips follow it)
@@ -296,6 +297,14 @@ class Desktop(QObject):
             self.toggle_overlay()
         elif action == "toggle_click_through":
             self.overlay.set_click_through(not self.overlay.click_through)
+        elif action == "look_at_screen":
+            self.look_at_screen("active")
+
+    def look_at_screen(self, mode: str = "active") -> None:
+        """"Look at this" from her menu or the hotkey: the capture (the screen she is on)
+        waits in the chat's preview strip, and the chat comes up to show it."""
+        screen = self.overlay.screen() if self.overlay.isVisible() else None
+        self.chat.look_at_screen(mode, screen, bring_up=True)
 
     def toggle_overlay(self) -> None:
         self.life.guard.user_toggled()

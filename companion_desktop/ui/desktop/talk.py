@@ -54,7 +54,28 @@ class DesktopTalk(QObject):
         self.driver.spoke.connect(self._spoke)
         chat.shutting_down.connect(self.driver.stop)
         self.driver.start()
+        self._start_glances()
         self._backend_changed()
+
+    def _start_glances(self) -> None:
+        """She may glance at the screen now and then (off until turned on in Settings)."""
+        from companion_desktop.pipeline.glance import Glances
+        from companion_desktop.ui.desktop.glance import GlanceDriver
+
+        desktop = self.desktop
+        self.glances = Glances(self.speaker, desktop.backend.clock)
+        self.glance = GlanceDriver(self.glances, self.idle.idle, desktop.backend,
+                                   desktop.overlay, parent=self)
+        self.glance.speaking = lambda: bool(desktop.voice.busy)
+        self.glance.glanced.connect(self._glanced)
+        self.glance.refused.connect(lambda line: desktop.chat.transcript.add_notice(line))
+        desktop.chat.shutting_down.connect(self.glance.stop)
+        self.glance.start()
+
+    def _glanced(self, result: Any, label: str) -> None:
+        from companion_desktop.ui.desktop.glance import glance_line
+
+        self._spoke(result, glance_line(label))
 
     @property
     def quiet(self) -> bool:
@@ -76,9 +97,9 @@ class DesktopTalk(QObject):
         if action == "toggle_dnd":
             self.dnd.toggle()
 
-    def _spoke(self, result: Any) -> None:
+    def _spoke(self, result: Any, line: str = SPOKE_FIRST_NOTICE) -> None:
         desktop = self.desktop
-        desktop.chat.show_system_turn(SPOKE_FIRST_NOTICE, result.reply)
+        desktop.chat.show_system_turn(line, result.reply)
         desktop.overlay.on_done(result.reply)
         if result.speech and not self.dnd.on:
             desktop.voice.say(result.speech, result.suggestion.expression, result.mood)

@@ -73,6 +73,7 @@ class DesktopX11(QObject):
         self._watched_atoms: set[int] = set()
         self._title_atoms: set[int] = set()
         self._windows: list[WindowInfo] = []
+        self._shown: list[WindowInfo] = []  # every viewable client of any type, top-most first
         self._active: WindowInfo | None = None
         self._active_key: tuple | None = None
         self._workarea: Box | None = None
@@ -137,7 +138,7 @@ class DesktopX11(QObject):
         for cache in (self._static, self._frames, self._frame_of, self._own_frames,
                       self._insets):
             cache.clear()
-        self._windows, self._active, self._active_key = [], None, None
+        self._windows, self._shown, self._active, self._active_key = [], [], None, None
 
     def _events(self, *_args) -> None:  # noqa: ANN002
         """Something happened: a frame that moved is updated from its event alone; anything
@@ -238,7 +239,7 @@ class DesktopX11(QObject):
             self._workarea = self._logical(Box(x, y, x + w, y + h))
         active_id = self._prop(self._root, "_NET_ACTIVE_WINDOW")
         active_id = int(active_id[0]) if active_id is not None and len(active_id) else 0
-        windows, active = [], None
+        windows, shown, active = [], [], None
         for wid in reversed([int(w) for w in stacking]):  # top-most first
             try:
                 info = self._read(self._display.create_resource_object("window", wid), current)
@@ -246,6 +247,7 @@ class DesktopX11(QObject):
                 continue
             if info is None:
                 continue
+            shown.append(info)
             if wid == active_id and self._static[wid][0] != self.own_pid:
                 active = info  # (her own chat window active: nothing to report)
             if info.fullscreen or self._static[wid][1]:
@@ -258,7 +260,7 @@ class DesktopX11(QObject):
             self._own_frames.discard(frame)
         if self._display.pending_events():  # arrived while reading: looked at once settled
             QTimer.singleShot(0, self._events)
-        self._windows = windows
+        self._windows, self._shown = windows, shown
         self._active = active
         key = None if active is None else (active.wid, active.app, active.title, active.fullscreen)
         self._active_key = key
@@ -346,6 +348,15 @@ class DesktopX11(QObject):
     def windows(self) -> list[WindowInfo]:
         """The visible normal windows (and fullscreen ones), top-most first."""
         return list(self._windows)
+
+    def shown_windows(self) -> list[WindowInfo]:
+        """Every viewable window of other programs (and her chat window), of any type
+        (dialogs too), top-most first: what a screen capture may show."""
+        return list(self._shown)
+
+    def active_info(self) -> WindowInfo | None:
+        """The active window with its frame (None: unknown, or her own)."""
+        return self._active
 
     def wins(self) -> list[Win]:
         return [Win(w.wid, w.box) for w in self._windows]

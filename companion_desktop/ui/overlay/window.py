@@ -70,6 +70,7 @@ class OverlayWindow(QWidget):
     settings_changed = Signal()  # position, scale or a toggle moved: the app saves them
     photo_requested = Signal()
     card_dropped = Signal(str)  # the path of a character card file dropped on her
+    look_requested = Signal(str)  # "look at this": "active" (the window) or "full"
     drag_started = Signal()  # the user picked her up (placement: no gravity while held)
     drag_ended = Signal()  # and let go (placement: she falls from there)
     rescaled = Signal()  # a new size: placement puts her feet back on her surface
@@ -119,6 +120,9 @@ class OverlayWindow(QWidget):
         self.input.submitted.connect(self._submit)
         self.input.dismissed.connect(self.input.hide)
         self.mic_button = MicButton(32, self)  # shown while hearing is on (ui.voice_in_desktop)
+        from companion_desktop.ui.overlay.eye import GlanceEye
+
+        self.eye = GlanceEye(self)  # shown while she glances at the screen
         self.view.installEventFilter(self)
         self._mask_key = None  # what the current shape was made from
         self._mask_timer = QTimer(self, interval=MASK_MS, timeout=self.update_mask)
@@ -240,14 +244,14 @@ class OverlayWindow(QWidget):
             return
         key = (self.view.serial, self.view.pos().toTuple(),
                self.bubble.geometry().getRect() if self.bubble.isVisible() else None,
-               self.mic_button.isVisible())
+               self.mic_button.isVisible(), self.eye.isVisible())
         if key == self._mask_key:
             return  # same picture, same place: the shape has not changed
         alpha = self.view.alpha_mask()
         if alpha is None:
             return
         region = mask_region(alpha).translated(self.view.pos())  # view -> window coordinates
-        for widget in (self.bubble, self.mic_button):
+        for widget in (self.bubble, self.mic_button, self.eye):
             if widget.isVisible():
                 region = region.united(QRegion(widget.geometry()))
         self.setMask(region)
@@ -276,6 +280,14 @@ class OverlayWindow(QWidget):
     def on_done(self, reply: str) -> None:
         self.bubble.finish(reply)
         self._place_children()
+
+    def show_eye(self, ms: int | None = None) -> None:
+        """The small eye on her: she is glancing at the screen (a glance is never unseen)."""
+        if ms is None:
+            self.eye.flash()
+        else:
+            self.eye.flash(ms)
+        self.update_mask()
 
     def on_failed(self, message: str) -> None:
         self.bubble.finish(message, error=True)
@@ -369,6 +381,8 @@ class OverlayWindow(QWidget):
                           checked=self.click_through)
         through.toggled.connect(self.set_click_through)
         menu.addAction(through)
+        menu.addAction("Look at this window", lambda: self.look_requested.emit("active"))
+        menu.addAction("Look at my whole screen", lambda: self.look_requested.emit("full"))
         menu.addAction("Photo mode…", self.photo_requested.emit)
         if self.open_photoboard is not None:
             menu.addAction("Photoboard…", self.open_photoboard)

@@ -14,6 +14,7 @@ and is re-exported here.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
@@ -118,8 +119,14 @@ def as_path_or_bytes(source: Source) -> str | bytes:
     return png_bytes(source) if isinstance(source, QImage) else source
 
 
-def prepare_source(source: Source, name: str) -> PreparedImage:
-    """Check and convert a photo for sending; ImageRefused says why it cannot be shown."""
+def prepare_source(source: Source, name: str, screen: str | None = None) -> PreparedImage:
+    """Check and convert a photo for sending; ImageRefused says why it cannot be shown.
+    ``screen``: a picture of the user's screen (not kept unless the user keeps it)."""
+    image = _prepare_source(source, name)
+    return replace(image, screen=screen, keep=False) if screen is not None else image
+
+
+def _prepare_source(source: Source, name: str) -> PreparedImage:
     from companion_desktop.pipeline.images import (
         ImageRefused,
         prepare_image_bytes,
@@ -229,6 +236,7 @@ class PhotoStage(QObject):
     def __init__(self, chip: PhotoChip, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.chip = chip
+        chip.keep_changed.connect(self.set_keep)
         self.prepared: PreparedImage | None = None
         self.preparing = False
         self._generation = 0
@@ -238,14 +246,22 @@ class PhotoStage(QObject):
     def staged(self) -> bool:
         return self.preparing or self.prepared is not None
 
-    def stage(self, source: Source, name: str) -> None:
+    def stage(self, source: Source, name: str, screen: str | None = None) -> None:
+        """Prepare ``source`` for the next message. ``screen``: it is a picture of the
+        user's screen showing that ("Firefox", "your screen"): staged as a preview
+        with Send and Cancel, and not kept unless the user ticks Keep."""
         self._generation += 1
         self.prepared, self.preparing = None, True
         self.chip.show_preparing(name)
         self.changed.emit()
         generation = self._generation
-        run_in_background(self, partial(prepare_source, source, name),
+        run_in_background(self, partial(prepare_source, source, name, screen),
                           partial(self._done, generation), partial(self._failed, generation))
+
+    def set_keep(self, keep: bool) -> None:
+        """Keep the staged screen picture on the photoboard (or not) once sent."""
+        if self.prepared is not None and self.prepared.screen is not None:
+            self.prepared = replace(self.prepared, keep=keep)
 
     def clear(self) -> None:
         self._generation += 1

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPainterPath, QPen, QPixmap
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from companion_desktop.ui.plain import plain, plain_tip
 
@@ -22,6 +30,9 @@ if TYPE_CHECKING:
 
 #: The chip's thumbnail edge, in pixels.
 CHIP_THUMB = 52
+#: The screen preview's box (width, height), in pixels.
+PREVIEW_BOX = (240, 150)
+SCREEN_STATUS = "Nothing leaves your computer until you press Send. Add a message if you like."
 
 CHIP_STYLE = """
 #photoChip { background: #f6eefa; border: 1px solid #e3d3ee; border-radius: 12px; }
@@ -31,6 +42,11 @@ CHIP_STYLE = """
 #chipClose { background: transparent; color: #8a7d93; border: none; font-size: 16px;
   padding: 0 6px; }
 #chipClose:hover { color: #c0354f; }
+#screenPreview { background: #222; border-radius: 8px; }
+#screenSend { background: #8e4fb8; color: white; border: none; border-radius: 12px;
+  padding: 5px 16px; font-weight: 600; }
+#screenCancel { background: white; color: #5b3a6e; border: 1px solid #e3d3ee;
+  border-radius: 12px; padding: 5px 14px; }
 """
 DROP_STYLE = """
 #dropHint { background: rgba(184, 106, 214, 38); border: 3px dashed #b86ad6; border-radius: 18px;
@@ -104,9 +120,14 @@ def paperclip_icon(size: int = 20, color: str = "#7a3ea1") -> QIcon:
 
 # ------------------------------------------------------------------ widgets
 class PhotoChip(QFrame):
-    """The staged photo: thumbnail, file name, a status line and × to remove it."""
+    """The staged photo: thumbnail, file name, a status line and × to remove it.
+
+    A picture of the user's screen shows as a preview strip instead: a larger picture,
+    Send and Cancel, and Keep (on the photoboard; off by default)."""
 
     removed = Signal()
+    send_requested = Signal()
+    keep_changed = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -133,9 +154,40 @@ class PhotoChip(QFrame):
         self.close_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.close_button.clicked.connect(self.removed.emit)
         row.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
+        self._screen_parts(row, column)
         self.hide()
 
+    def _screen_parts(self, row: QHBoxLayout, column: QVBoxLayout) -> None:
+        """The preview strip's parts (hidden while a photo is staged)."""
+        self.preview = QLabel(objectName="screenPreview", alignment=Qt.AlignmentFlag.AlignCenter)
+        self.preview.setFixedSize(*PREVIEW_BOX)
+        row.insertWidget(0, self.preview)
+        self.keep_box = QCheckBox("Keep it on the photoboard", objectName="screenKeep")
+        self.keep_box.toggled.connect(self.keep_changed.emit)
+        buttons = QHBoxLayout()
+        self.send_button = QPushButton("Send", objectName="screenSend")
+        self.cancel_button = QPushButton("Cancel", objectName="screenCancel")
+        for button in (self.send_button, self.cancel_button):
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        self.send_button.clicked.connect(self.send_requested.emit)
+        self.cancel_button.clicked.connect(self.removed.emit)
+        column.insertWidget(column.count() - 1, self.keep_box)
+        column.insertLayout(column.count() - 1, buttons)
+        self._screen_mode(False)
+
+    def _screen_mode(self, on: bool) -> None:
+        self.screen = on
+        self.thumb.setVisible(not on)
+        self.close_button.setVisible(not on)
+        for part in (self.preview, self.keep_box, self.send_button, self.cancel_button):
+            part.setVisible(on)
+        if on:
+            self.keep_box.setChecked(False)
+
     def show_preparing(self, name: str) -> None:
+        self._screen_mode(False)
         self._set_name(name)
         self.thumb.clear()
         self.thumb.setText("…")
@@ -144,6 +196,15 @@ class PhotoChip(QFrame):
 
     def show_ready(self, image: PreparedImage) -> None:
         self._set_name(image.source_name)
+        if image.screen is not None:
+            self._screen_mode(True)
+            pixmap = rounded_pixmap(image.thumbnail, *PREVIEW_BOX, 8)
+            if pixmap is not None:
+                self.preview.setPixmap(pixmap)
+            self.status.setText(SCREEN_STATUS)
+            self.show()
+            return
+        self._screen_mode(False)
         pixmap = rounded_pixmap(image.thumbnail, CHIP_THUMB, CHIP_THUMB, 8, fill=True)
         if pixmap is not None:
             self.thumb.setPixmap(pixmap)

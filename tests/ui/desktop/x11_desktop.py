@@ -166,3 +166,57 @@ def windows(xd):  # noqa: ANN001 - the test module's X connection fixture
             win.close()
         except Exception:  # noqa: BLE001 - closed by the test already
             pass
+
+
+class PatternWindow:
+    """Another program's window: left half red, right half blue, drawn by the X server
+    itself (a background pixmap), so no redraw code is needed."""
+
+    def __init__(self, d, x: int, y: int, w: int, h: int, app: str, title: str) -> None:  # noqa: ANN001
+        self.d = d
+        screen = d.screen()
+        root = screen.root
+        pixmap = root.create_pixmap(w, h, screen.root_depth)
+        for colour, left in ((0xFF0000, 0), (0x0000FF, w // 2)):
+            gc = root.create_gc(foreground=colour)
+            pixmap.fill_rectangle(gc, left, 0, w - w // 2, h)
+            gc.free()
+        self.win = root.create_window(x, y, w, h, 0, screen.root_depth, X.InputOutput,
+                                      X.CopyFromParent, background_pixmap=pixmap,
+                                      event_mask=X.StructureNotifyMask)
+        self.win.set_wm_class(app, app)
+        self.win.set_wm_name(title)
+        self.win.change_property(d.intern_atom("_NET_WM_NAME"), d.intern_atom("UTF8_STRING"),
+                                 8, title.encode())
+        self.win.set_wm_normal_hints(flags=Xutil.USPosition | Xutil.USSize, x=x, y=y,
+                                     width=w, height=h)
+        self.win.map()
+        d.sync()
+
+    def client_box(self) -> tuple[int, int, int, int]:
+        origin = self.win.translate_coords(self.d.screen().root, 0, 0)
+        g = self.win.get_geometry()
+        return -origin.x, -origin.y, -origin.x + g.width, -origin.y + g.height
+
+    def frame(self) -> tuple[int, int, int, int]:
+        """The window manager's frame around it (left, top, right, bottom)."""
+        window, root = self.win, self.d.screen().root
+        while True:
+            parent = window.query_tree().parent
+            if parent.id == root.id:
+                break
+            window = parent
+        g = window.get_geometry()
+        return g.x, g.y, g.x + g.width + 2 * g.border_width, g.y + g.height + 2 * g.border_width
+
+    def activate(self) -> None:
+        message = event.ClientMessage(window=self.win,
+                                      client_type=self.d.intern_atom("_NET_ACTIVE_WINDOW"),
+                                      data=(32, [2, X.CurrentTime, 0, 0, 0]))
+        self.d.screen().root.send_event(
+            message, event_mask=X.SubstructureRedirectMask | X.SubstructureNotifyMask)
+        self.d.sync()
+
+    def close(self) -> None:
+        self.win.destroy()
+        self.d.sync()

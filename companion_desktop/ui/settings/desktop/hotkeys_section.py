@@ -1,6 +1,6 @@
 """Settings > Desktop > Global hotkeys: show or hide her, click-through on or off (the way
-back when clicks pass through her and her menu cannot be reached), push-to-talk, and do
-not disturb on or off.
+back when clicks pass through her and her menu cannot be reached), push-to-talk, do
+not disturb on or off, and "look at this" (the active window, into the chat's preview).
 
 Each key is picked with Qt's key-sequence editor (one combination; Clear turns it off).
 The line under them says whether the keys are heard: listening, or why not (a Wayland
@@ -34,7 +34,8 @@ from companion_desktop.ui.switch import Switch
 LABELS = {"toggle_overlay": "Show or hide her",
           "toggle_click_through": "Click-through on or off",
           "push_to_talk": "Push-to-talk (hold)",
-          "toggle_dnd": "Do not disturb on or off"}
+          "toggle_dnd": "Do not disturb on or off",
+          "look_at_screen": "Show her your screen (a preview first)"}
 
 
 class HotkeysSection(QWidget):

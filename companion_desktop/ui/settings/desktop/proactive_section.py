@@ -46,7 +46,13 @@ WINDOW_HINT = ("She sees the name of the app you are using and its window title 
                "read. Off by default.")
 DENY_HINT = ("One entry a line, matching an app's name or words in a window "
              "title (any case). Password managers, banking and private browsing are in "
-             "the list from the start.")
+             "the list from the start. These windows are also never in a picture of your "
+             "screen: she refuses to look at them and blacks them out of the whole screen.")
+GLANCE_HINT = ("While you are at the computer and she is quiet, she may look at the window "
+               "you are in and say something about it, under the limits above (never while "
+               "\"do not disturb\" is on or a window is fullscreen). You see each glance: an "
+               "eye on her and a line in the chat. The pictures are never kept. Off by "
+               "default.")
 
 
 def _spin(name: str, low: int, high: int, step: int, value: int, suffix: str) -> QSpinBox:
@@ -119,8 +125,13 @@ class ProactiveSection(QWidget):
         deny_row.addStretch(1)
         deny_column.addLayout(deny_row)
         form.addRow("Never read", deny_column)
-        self.window.toggled.connect(self.deny.setEnabled)
-        self.deny.setEnabled(settings.window_awareness)
+        self.glance = Switch("She may glance at your screen now and then")
+        self.glance.setObjectName("glanceSwitch")
+        self.glance.setChecked(settings.glance)
+        form.addRow("Glances", self._with_hint(self.glance, GLANCE_HINT))
+        self.glance_minutes = _spin("glanceMinutes", 5, 120, 5, settings.glance_minutes,
+                                    " minutes")
+        form.addRow("At most every", self._row(self.glance_minutes, "for a glance"))
         name_labels(form)
         column.addLayout(form)
 
@@ -176,4 +187,6 @@ class ProactiveSection(QWidget):
             settings.gap_minutes = self.gap.value()
             settings.window_awareness = self.window.isChecked()
             settings.window_deny = self.deny_entries()
+            settings.glance = self.glance.isChecked()
+            settings.glance_minutes = self.glance_minutes.value()
             save_settings(session, settings)
