@@ -182,3 +182,40 @@ def test_without_a_desktop_portal_wayland_gets_a_clear_line():
     with pytest.raises(ScreenRefused, match="portal") as raised:
         portal_screenshot([])
     assert str(raised.value) == NO_PORTAL
+
+
+def test_her_menu_and_the_hotkey_stage_the_window_and_bring_the_chat_up(
+        eyes, server, pattern, qtbot):
+    """From her right-click menu and from the hotkey's action: the window the user is in
+    waits in the chat's preview strip (nothing sent), and the hidden chat comes up."""
+    from companion_desktop.ui.avatar.host import AvatarHost
+    from companion_desktop.ui.desktop.side import Desktop
+
+    host = AvatarHost(fps=30, seed=1)
+    desk = Desktop(eyes.service, host, eyes, eyes.backend)
+    qtbot.addWidget(desk.overlay)
+    try:
+        win = pattern()
+        settled(qtbot, win)
+        for trigger in ("menu", "hotkey"):
+            eyes.hide()
+            win.activate()
+            qtbot.wait(200)
+            eyes.screen_look.last_problem = None
+            if trigger == "menu":
+                action = next(a for a in desk.overlay.menu().actions()
+                              if a.text() == "Look at this window")
+                action.trigger()
+            else:
+                desk._hotkey("look_at_screen")
+            qtbot.waitUntil(lambda: eyes.photo.prepared is not None
+                            or eyes.screen_look.last_problem is not None, timeout=WAIT_MS)
+            assert eyes.screen_look.last_problem is None, trigger
+            assert eyes.photo.prepared.screen == "Firefox", trigger
+            qtbot.waitUntil(eyes.isVisible, timeout=WAIT_MS)  # the chat came up to show it
+            assert server.requests == []  # still nothing sent
+            qtbot.mouseClick(eyes.chip.cancel_button, Qt.MouseButton.LeftButton)
+            assert eyes.photo.prepared is None
+    finally:
+        desk.hotkeys.stop()
+        host.release()
