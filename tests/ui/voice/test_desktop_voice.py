@@ -89,7 +89,8 @@ def test_a_new_message_interrupts_her(desktop, qtbot, server, service):
     server.scripts.append(Script(spoken_reply(), delay=0.01))
     server.scripts.append(Script(spoken_reply(None), delay=0.01))
     assert desktop.send("hi!")
-    qtbot.waitUntil(lambda: desktop.voice.speaking, timeout=20000)
+    # she starts speaking while the reply still streams: the turn must be over too
+    qtbot.waitUntil(lambda: desktop.voice.speaking and not desktop.chat.busy, timeout=20000)
     assert desktop.send("wait, one more thing")
     assert not desktop.voice.speaking
 

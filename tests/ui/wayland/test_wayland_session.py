@@ -53,13 +53,29 @@ def x_geometry(display: str, title: str) -> tuple[int, int, int, int] | None:
     return None
 
 
+def own_display(xdisplay, name: str):  # noqa: ANN001, ANN201
+    """A connection to X server ``name`` whose extension events are its own: the X
+    library keeps one table of them for every connection of a process, so an earlier
+    connection to another server (this test process's Xvfb) can have put a plain event
+    where this server's RandR puts its sub-events, and connecting fails."""
+    from Xlib.protocol import display as protocol
+    from Xlib.protocol import event
+
+    shared = protocol.Display.event_classes
+    protocol.Display.event_classes = event.event_class.copy()
+    try:
+        return xdisplay.Display(name)
+    finally:
+        protocol.Display.event_classes = shared
+
+
 def open_normal_window(display: str, rgb: tuple[int, int, int]):  # noqa: ANN201
     """A plain X11 window as big as the screen, filled with ``rgb``, mapped now (the
     window manager frames and places it like any app's); its display connection."""
     from Xlib import X, Xatom
     from Xlib import display as xdisplay
 
-    connection = xdisplay.Display(display)
+    connection = own_display(xdisplay, display)
     screen = connection.screen()
     pixel = screen.default_colormap.alloc_color(*(value * 257 for value in rgb)).pixel
     window = screen.root.create_window(0, 0, SIZE[0], SIZE[1], 0, screen.root_depth,
