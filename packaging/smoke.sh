@@ -58,7 +58,8 @@ ok "$(stat -c %s "$WORK/x.png") bytes"
 
 step "chat (server on 127.0.0.1)"
 coproc SERVER { cd "$REPO" && exec "$DEV_PYTHON" packaging/smoke_server.py; }
-PIDS+=("$SERVER_PID")
+server_pid=$SERVER_PID  # bash unsets SERVER_PID once the coprocess has ended
+PIDS+=("$server_pid")
 read -r -t 30 url <&"${SERVER[0]}" || fail "the model server did not start"
 COMPANION_API_KEY=sk-smoke app chat --provider openai-compatible --base-url "$url" \
   --model test-model --message "Hi!" >"$WORK/chat.txt" 2>&1 || fail "chat: $(cat "$WORK/chat.txt")"
@@ -111,8 +112,8 @@ grep -q "Hello from the smoke server!" "$WORK/spoken.txt" \
   || fail "chat --audio printed: $(cat "$WORK/spoken.txt")"
 ok
 
-kill "$SERVER_PID" 2>/dev/null || true  # the chat steps are done (one coprocess at a time)
-wait "$SERVER_PID" 2>/dev/null || true
+kill "$server_pid" 2>/dev/null || true  # the chat steps are done (one coprocess at a time)
+wait "$server_pid" 2>/dev/null || true
 
 # Her own mind. A bundle built with --with-mind has the default model: a real built-in
 # turn (its first use joins the model into the data folder's cache). Every bundle has the
