@@ -67,11 +67,11 @@ def _run_gui(data_dir: str | None, fixed_now: datetime | None) -> int:
 
 
 def _choose_platform(folder):  # noqa: ANN001, ANN202
-    """Qt's platform for this start (``ui.session``): XWayland in a Wayland session unless
+    """Qt's platform for this start (``ui.start.session``): XWayland in a Wayland session unless
     Settings > Display > "Use native Wayland windows" is on (read from the file: storage
     is not open yet)."""
     from companion_desktop.storage.quick_read import setting
-    from companion_desktop.ui import session
+    from companion_desktop.ui.start import session
 
     return session.apply(setting(folder, "display", "native_wayland", False) is True)
 
@@ -79,8 +79,8 @@ def _choose_platform(folder):  # noqa: ANN001, ANN202
 def _platform_chosen(app, choice) -> None:  # noqa: ANN001
     """Notes the platform Qt started on (``COMPANION_FRAME_STATS``) and, on native
     Wayland, drops Qt's warnings about what Wayland refuses (said once in Settings)."""
-    from companion_desktop.ui import session
     from companion_desktop.ui.frame_stats import note, stats_path
+    from companion_desktop.ui.start import session
 
     session.quiet_repeated_warnings()
     path = stats_path()
@@ -90,13 +90,13 @@ def _platform_chosen(app, choice) -> None:  # noqa: ANN001
 
 
 def _first_window(folder):  # noqa: ANN001, ANN202
-    """The chat window's frame (``ui.first_window``), shown and painted now, unless
+    """The chat window's frame (``ui.start.first_window``), shown and painted now, unless
     Settings > Display starts her hidden; None then."""
     from companion_desktop.storage.quick_read import setting
 
     if setting(folder, "display", "start_hidden", "no") != "no":
         return None
-    from companion_desktop.ui.first_window import FirstWindow
+    from companion_desktop.ui.start.first_window import FirstWindow
 
     first = FirstWindow()
     _report_when_shown(first)

@@ -1,4 +1,4 @@
-"""Which Qt platform she starts on (``ui.session``): XWayland by default in a Wayland
+"""Which Qt platform she starts on (``ui.start.session``): XWayland by default in a Wayland
 session, native Wayland when chosen or without XWayland, the user's own choice kept;
 Settings > Display's switch and the line that says what native Wayland gives up; the
 overlay bypassing a window manager that cannot keep her above."""
@@ -11,7 +11,7 @@ import pytest
 
 from companion_desktop.storage.quick_read import setting
 from companion_desktop.storage.settings import DisplaySettings, load_settings
-from companion_desktop.ui import session
+from companion_desktop.ui.start import session
 from tests.conftest import T0
 
 WAYLAND = {"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}

@@ -42,9 +42,9 @@ from companion_desktop.ui.chat.state_panel import StatePanel
 from companion_desktop.ui.chat.tools import ToolActivity
 from companion_desktop.ui.chat.transcript import Notice, Transcript
 from companion_desktop.ui.chat.turns import HISTORY_TURNS, PHASE_TEXT, ChatTurns  # noqa: F401
-from companion_desktop.ui.first_window import chat_column
 from companion_desktop.ui.photos import Source
 from companion_desktop.ui.plain import plain_label
+from companion_desktop.ui.start.first_window import chat_column
 from companion_desktop.ui.style import STYLE_SHEET
 from companion_desktop.ui.voice import ChatHearing, Hearing
 

@@ -12,7 +12,7 @@ from companion_desktop.ui.door import door
 if TYPE_CHECKING:
     from .hotkeys import ACTIONS, GlobalHotkeys, HotkeyError, refusal, to_pynput
     from .out_of_way import parse_apps
-    from .screen_capture import ScreenRefused, ScreenShot, take_screenshot
+    from .screen.capture import ScreenRefused, ScreenShot, take_screenshot
     from .side import Desktop
     from .x11_probe import x11_unavailable_reason
 
@@ -27,9 +27,9 @@ __getattr__, __dir__ = door(__name__, {
     "HotkeyError": "hotkeys",
     "parse_apps": "out_of_way",
     "refusal": "hotkeys",
-    "ScreenRefused": "screen_capture",
-    "ScreenShot": "screen_capture",
-    "take_screenshot": "screen_capture",
+    "ScreenRefused": "screen.capture",
+    "ScreenShot": "screen.capture",
+    "take_screenshot": "screen.capture",
     "to_pynput": "hotkeys",
     "x11_unavailable_reason": "x11_probe",
 })

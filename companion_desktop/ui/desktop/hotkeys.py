@@ -85,7 +85,7 @@ def to_pynput(combo: str) -> str:
 def refusal() -> str | None:
     """Why global hotkeys cannot work in this session, before trying; None when they may."""
     session = os.environ.get("XDG_SESSION_TYPE", "").lower()
-    from companion_desktop.ui.session import native_wayland
+    from companion_desktop.ui.start.session import native_wayland
 
     if native_wayland():
         return ("Global hotkeys are off while her windows are native Wayland windows: "

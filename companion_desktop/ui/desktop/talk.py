@@ -60,7 +60,7 @@ class DesktopTalk(QObject):
     def _start_glances(self) -> None:
         """She may glance at the screen now and then (off until turned on in Settings)."""
         from companion_desktop.pipeline.glance import Glances
-        from companion_desktop.ui.desktop.glance import GlanceDriver
+        from companion_desktop.ui.desktop.screen.glance import GlanceDriver
 
         desktop = self.desktop
         self.glances = Glances(self.speaker, desktop.backend.clock)
@@ -73,7 +73,7 @@ class DesktopTalk(QObject):
         self.glance.start()
 
     def _glanced(self, result: Any, label: str) -> None:
-        from companion_desktop.ui.desktop.glance import glance_line
+        from companion_desktop.ui.desktop.screen.glance import glance_line
 
         self._spoke(result, glance_line(label))
 

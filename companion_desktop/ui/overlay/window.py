@@ -10,7 +10,7 @@ to her without opening the chat window. A photo dropped on her (an image file or
 image data) is shown to her through ``show_image``; the menu opens the photoboard.
 Where the X11 window manager cannot keep a window above (``bypass_wm``: the one some
 compositors run for XWayland), she bypasses it while on top. As a native Wayland window
-(``ui.session``) the compositor moves her when dragged (``startSystemMove``) and her
+(``ui.start.session``) the compositor moves her when dragged (``startSystemMove``) and her
 position is neither known nor remembered; the input mask still lets clicks through.
 While hearing is on, a mic button at her lower right is held to talk (push-to-talk)
 or toggles listening (hands-free); ``ui.voice_in_desktop`` drives it.
@@ -34,7 +34,7 @@ from companion_desktop.ui.avatar.overlay_geometry import (
 from companion_desktop.ui.avatar.view import AvatarView
 from companion_desktop.ui.overlay.bubble import CompactInput, SpeechBubble
 from companion_desktop.ui.photos import DropTarget, Source, as_path_or_bytes
-from companion_desktop.ui.session import native_wayland
+from companion_desktop.ui.start.session import native_wayland
 from companion_desktop.ui.voice import MicButton
 
 BASE_SIZE = QSize(340, 640)

@@ -3,7 +3,7 @@ whether other programs (a local language model) go first for the CPU, and how th
 starts: with the computer (an XDG autostart entry, Linux only) and what shows at start.
 In a Wayland session, "Use native Wayland windows" (read at the next start) with what it
 gives up; while she runs as native Wayland windows, one line says what this session
-cannot do (``ui.session.limits``).
+cannot do (``ui.start.session.limits``).
 Her life on the desktop and the global hotkeys are on Settings > Desktop
 (``desktop_page``)."""
 
@@ -20,8 +20,8 @@ from companion_desktop.storage.settings import (
     load_settings,
     save_settings,
 )
-from companion_desktop.ui import session
 from companion_desktop.ui.settings.llm_page import SettingsProblem, name_labels, new_form
+from companion_desktop.ui.start import session
 from companion_desktop.ui.switch import Switch
 
 #: Settings > Display > At start: the stored value and what the user reads.

@@ -176,8 +176,8 @@ def test_a_capture_failure_says_so_and_typing_still_works(eyes, server, qtbot, m
 
 
 def test_without_a_desktop_portal_wayland_gets_a_clear_line():
-    from companion_desktop.ui.desktop.screen_capture import ScreenRefused
-    from companion_desktop.ui.desktop.screen_portal import NO_PORTAL, portal_screenshot
+    from companion_desktop.ui.desktop.screen.capture import ScreenRefused
+    from companion_desktop.ui.desktop.screen.portal import NO_PORTAL, portal_screenshot
 
     with pytest.raises(ScreenRefused, match="portal") as raised:
         portal_screenshot([])

@@ -12,8 +12,8 @@ from PySide6.QtGui import QColor, QImage
 from companion_desktop.pipeline.glance import Glances
 from companion_desktop.pipeline.proactive import SpeakFirst
 from companion_desktop.storage.settings import ProactiveSettings, load_settings, save_settings
-from companion_desktop.ui.desktop.glance import DENIED_LINE, GlanceDriver
-from companion_desktop.ui.desktop.screen_capture import ScreenRefused, ScreenShot
+from companion_desktop.ui.desktop.screen.capture import ScreenRefused, ScreenShot
+from companion_desktop.ui.desktop.screen.glance import DENIED_LINE, GlanceDriver
 from tests.ui.conftest import make_window, use_server
 
 pytestmark = pytest.mark.qt

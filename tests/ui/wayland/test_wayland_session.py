@@ -25,7 +25,7 @@ from companion_desktop.storage.settings import (
     save_settings,
 )
 from companion_desktop.ui.avatar.overlay_geometry import arrangement_key
-from companion_desktop.ui.session import NATIVE_LIMITS
+from companion_desktop.ui.start.session import NATIVE_LIMITS
 from tests.ui.app_process import AppProcess
 from tests.ui.test_start_hidden import viewable
 from tests.ui.wayland.weston import SIZE, is_desktop

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import HotkeySettings, load_settings, save_settings
 from companion_desktop.ui.desktop import ACTIONS, GlobalHotkeys, HotkeyError, refusal, to_pynput
-from companion_desktop.ui.session import wayland_session
 from companion_desktop.ui.settings.llm_page import SettingsProblem
+from companion_desktop.ui.start.session import wayland_session
 from companion_desktop.ui.switch import Switch
 
 #: What each action is called in Settings.

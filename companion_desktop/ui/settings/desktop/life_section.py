@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.storage.settings import DesktopLifeSettings, load_settings, save_settings
 from companion_desktop.ui.desktop import parse_apps, x11_unavailable_reason
-from companion_desktop.ui.session import xwayland_note
+from companion_desktop.ui.start.session import xwayland_note
 from companion_desktop.ui.switch import Switch
 
 APPS_HINT = ("Application names, separated by commas, as the window manager knows them "

@@ -7,7 +7,7 @@ the root window (``QScreen.grabWindow(0, ...)``). Her own windows are painted ov
 (grey) rather than hidden, so nothing flickers; every window on the deny-list inside the
 picture is painted black, and a denied active window is not captured at all.
 
-Wayland without X11: the desktop portal's Screenshot call (``screen_portal``), with her
+Wayland without X11: the desktop portal's Screenshot call (``portal``), with her
 windows hidden meanwhile; where no portal runs, a clear line. Windows and macOS: no
 window list to apply the deny-list to, so nothing is captured (the README says so).
 Every failure raises :class:`ScreenRefused`, whose text is meant for the user.
@@ -73,7 +73,7 @@ def take_screenshot(mode: str, deny: list[str] | tuple[str, ...], screen: QScree
     if platform == "xcb":
         return _take_x11(mode, deny, screen, mine)
     if platform == "wayland":
-        from companion_desktop.ui.desktop.screen_portal import portal_screenshot
+        from companion_desktop.ui.desktop.screen.portal import portal_screenshot
 
         return ScreenShot(portal_screenshot(mine), "your screen")
     if platform in ("windows", "cocoa"):

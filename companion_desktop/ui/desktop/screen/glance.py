@@ -3,7 +3,7 @@
 A minute's tick asks ``pipeline.glance.Glances`` whether she may glance (the user active,
 she quiet, the interval, speaking first's cap, gap, do not disturb and fullscreen). When
 she may and the model can see, the active window is captured like "look at this"
-(``screen_capture``: the deny-list applied, her windows cut out) and the moment runs on
+(``capture``: the deny-list applied, her windows cut out) and the moment runs on
 the pipeline thread. Each glance is visible: the eye on her overlay and a line in the
 chat, with what she said. A denied window is not looked at, and the chat says so. The
 picture lives in memory for that one request and is never kept.
@@ -50,7 +50,7 @@ class GlanceDriver(QObject):
         self.backend = backend
         self.overlay = overlay
         if capture is None:
-            from companion_desktop.ui.desktop.screen_capture import take_screenshot
+            from companion_desktop.ui.desktop.screen.capture import take_screenshot
 
             capture = take_screenshot
         self.capture = capture
@@ -86,7 +86,7 @@ class GlanceDriver(QObject):
         return self._glance(controller, runner, deny)
 
     def _glance(self, controller: Any, runner: Any, deny: list[str]) -> bool:
-        from companion_desktop.ui.desktop.screen_capture import ScreenRefused
+        from companion_desktop.ui.desktop.screen.capture import ScreenRefused
         from companion_desktop.ui.photos import as_path_or_bytes
 
         self.glances.tried()

@@ -20,7 +20,7 @@ from PySide6.QtCore import QEventLoop, QObject, QTimer, QUrl, Slot
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 
-from companion_desktop.ui.desktop.screen_capture import ScreenRefused
+from companion_desktop.ui.desktop.screen.capture import ScreenRefused
 
 PORTAL = "org.freedesktop.portal.Desktop"
 PATH = "/org/freedesktop/portal/desktop"
