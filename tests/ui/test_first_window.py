@@ -101,8 +101,8 @@ def test_the_quick_read_never_fails(tmp_path):
 
 
 def test_the_first_window_has_the_chat_windows_frame():
-    from companion_desktop.ui.start import first_window
     from companion_desktop.ui.chat import window
+    from companion_desktop.ui.start import first_window
 
     assert first_window.AVATAR_HEIGHT == window.AVATAR_HEIGHT
     assert first_window.AVATAR_RGB == tuple(round(255 * c) for c in window.AVATAR_BACKGROUND[:3])

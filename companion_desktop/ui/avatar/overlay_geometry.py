@@ -12,7 +12,8 @@ many laptops); ``fit_mask`` brings its shape back to widget pixels for click-thr
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QPoint, QRect
+from PySide6.QtCore import QPoint, QRect, QSize
+from PySide6.QtGui import QBitmap, QImage, QRegion
 
 MIN_VISIBLE = 0.5  # at least half of her window must be on a screen
 
@@ -72,3 +73,12 @@ def _nearest(source: int, target: int) -> np.ndarray:
     target = max(1, target)
     centres = (np.arange(target) + 0.5) * (source / target)
     return np.minimum(centres.astype(np.intp), max(0, source - 1))
+
+
+def mask_region(alpha: np.ndarray) -> QRegion:
+    """A region covering the True pixels of a (height, width) bool array (the overlay's
+    click-through shape)."""
+    height, width = alpha.shape
+    packed = np.packbits(alpha.astype(bool), axis=1, bitorder="little")
+    bitmap = QBitmap.fromData(QSize(width, height), packed.tobytes(), QImage.Format.Format_MonoLSB)
+    return QRegion(bitmap)

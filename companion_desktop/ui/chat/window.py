@@ -21,12 +21,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QMainWindow,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -36,6 +35,7 @@ from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = 
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.chat.backend import ChatBackend
 from companion_desktop.ui.chat.composer import Composer
+from companion_desktop.ui.chat.header import ChatHeader
 from companion_desktop.ui.chat.photos import NO_MODEL_TEXT, ChatPhotos
 from companion_desktop.ui.chat.screen import ChatScreen
 from companion_desktop.ui.chat.state_panel import StatePanel
@@ -43,7 +43,6 @@ from companion_desktop.ui.chat.tools import ToolActivity
 from companion_desktop.ui.chat.transcript import Notice, Transcript
 from companion_desktop.ui.chat.turns import HISTORY_TURNS, PHASE_TEXT, ChatTurns  # noqa: F401
 from companion_desktop.ui.photos import Source
-from companion_desktop.ui.plain import plain_label
 from companion_desktop.ui.start.first_window import chat_column
 from companion_desktop.ui.style import STYLE_SHEET
 from companion_desktop.ui.voice import ChatHearing, Hearing
@@ -119,19 +118,9 @@ class ChatWindow(QMainWindow):
         else:
             row.addWidget(self.panel)
         right, column, top = chat_column()  # the first window has the same column
-        self.title = plain_label(objectName="chatTitle")  # her name and the model's: plain
-        self.model_line = plain_label(objectName="modelLine")
-        top.addWidget(self.title)
-        top.addWidget(self.model_line, 1)
-        self.photoboard_button = QPushButton("▦  Photoboard", objectName="headerButton")
-        self.photoboard_button.setToolTip("Every photo you showed her, with her notes")
-        self.photoboard_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.photoboard_button.clicked.connect(self.open_photoboard)
-        top.addWidget(self.photoboard_button)
-        self.settings_button = QPushButton("⚙  Settings", objectName="headerButton")
-        self.settings_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.settings_button.clicked.connect(self.open_settings)
-        top.addWidget(self.settings_button)
+        header = ChatHeader(top, self.open_photoboard, self.open_settings)
+        self.title, self.model_line = header.title, header.model_line
+        self.photoboard_button, self.settings_button = header.photoboard, header.settings
         self.transcript = Transcript()
         column.addWidget(self.transcript, 1)
         column.addWidget(self._composer())

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QBitmap, QGuiApplication, QImage, QRegion
+from PySide6.QtGui import QGuiApplication, QRegion
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from companion_desktop.ui.avatar.host import AvatarHost
@@ -30,6 +30,7 @@ from companion_desktop.ui.avatar.overlay_geometry import (
     arrangement_key,
     bring_back,
     default_position,
+    mask_region,
 )
 from companion_desktop.ui.avatar.view import AvatarView
 from companion_desktop.ui.overlay.bubble import CompactInput, SpeechBubble
@@ -368,37 +369,7 @@ class OverlayWindow(QWidget):
         return region
 
     def menu(self) -> QMenu:
-        menu = QMenu(self)
-        menu.addAction("Talk to her", self.show_input)
-        menu.addAction("Open chat", self.open_chat.emit)
-        menu.addAction("Settings…", self.open_settings.emit)
-        menu.addSeparator()
-        top = QAction("Always on top", menu, checkable=True, checked=self.always_on_top)
-        top.toggled.connect(self.set_always_on_top)
-        top.setEnabled(not self.system_move)  # Wayland keeps no app's window on top
-        menu.addAction(top)
-        through = QAction("Click through empty space", menu, checkable=True,
-                          checked=self.click_through)
-        through.toggled.connect(self.set_click_through)
-        menu.addAction(through)
-        menu.addAction("Look at this window", lambda: self.look_requested.emit("active"))
-        menu.addAction("Look at my whole screen", lambda: self.look_requested.emit("full"))
-        menu.addAction("Photo mode…", self.photo_requested.emit)
-        if self.open_photoboard is not None:
-            menu.addAction("Photoboard…", self.open_photoboard)
-        if self.dnd is not None:
-            from companion_desktop.ui.dnd import add_dnd_action
+        """Her right-click menu (``overlay.menu``)."""
+        from companion_desktop.ui.overlay.menu import her_menu
 
-            add_dnd_action(menu, self.dnd)
-        menu.addSeparator()
-        menu.addAction("Hide", self.hide)
-        menu.addAction("Quit", self.quit_requested.emit)
-        return menu
-
-
-def mask_region(alpha: np.ndarray) -> QRegion:
-    """A region covering the True pixels of a (height, width) bool array."""
-    height, width = alpha.shape
-    packed = np.packbits(alpha.astype(bool), axis=1, bitorder="little")
-    bitmap = QBitmap.fromData(QSize(width, height), packed.tobytes(), QImage.Format.Format_MonoLSB)
-    return QRegion(bitmap)
+        return her_menu(self)

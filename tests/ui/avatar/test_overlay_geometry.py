@@ -78,7 +78,7 @@ from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv)
 from companion_desktop.ui.avatar.host import AvatarHost
 from companion_desktop.ui.avatar.view import AvatarView
-from companion_desktop.ui.overlay.window import mask_region
+from companion_desktop.ui.avatar.overlay_geometry import mask_region
 view = AvatarView(AvatarHost())
 view.resize(200, 300)
 width, height = view.picture_size()
@@ -119,7 +119,7 @@ def ring(size: int, outer: float, inner: float) -> np.ndarray:
 @pytest.mark.parametrize("scale", [1.0, 1.5])
 def test_click_through_region_follows_a_ring_outline(qapp, scale):
     """The region is her outline, not its bounding box: the hole of a ring lets clicks through."""
-    from companion_desktop.ui.overlay.window import mask_region
+    from companion_desktop.ui.avatar.overlay_geometry import mask_region
 
     picture = ring(round(120 * scale), 55 * scale, 25 * scale)  # device pixels
     region = mask_region(fit_mask(picture, 120, 120))  # widget pixels
