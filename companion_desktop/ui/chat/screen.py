@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QRectF, Qt, QTimer
-from PySide6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap, QScreen
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QIcon, QScreen
 
 from companion_desktop.engine.screen_look import ACTIVE, FULL
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import ProactiveSettings, load_settings
+from companion_desktop.ui.drawn import INK, drawn, paint_eye
 
 if TYPE_CHECKING:
     from companion_desktop.ui.chat.photos import ChatPhotos
@@ -26,25 +27,9 @@ if TYPE_CHECKING:
 SETTLE_MS = 150
 
 
-def eye_icon(size: int = 20, color: str = "#7a3ea1") -> QIcon:
-    """A drawn eye (no emoji font needed), ``size`` logical pixels square."""
-    scale = 2
-    pixmap = QPixmap(size * scale, size * scale)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.scale(size * scale / 24, size * scale / 24)
-    painter.setPen(QPen(QColor(color), 1.8))
-    path = QPainterPath()
-    path.moveTo(2, 12)
-    path.quadTo(12, 2, 22, 12)
-    path.quadTo(12, 22, 2, 12)
-    painter.drawPath(path)
-    painter.setBrush(QColor(color))
-    painter.drawEllipse(QRectF(8.5, 8.5, 7, 7))
-    painter.end()
-    pixmap.setDevicePixelRatio(scale)
-    return QIcon(pixmap)
+def eye_icon(size: int = 20, color: str = INK) -> QIcon:
+    """A drawn eye, ``size`` logical pixels square."""
+    return QIcon(drawn(size, lambda painter: paint_eye(painter, color, 2, 22, 1.8, 7)))
 
 
 class ChatScreen(QObject):

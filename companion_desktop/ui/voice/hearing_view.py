@@ -14,8 +14,10 @@ F9 by default) works while the chat window (or the overlay) has the focus.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap
+from PySide6.QtGui import QColor, QIcon, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from companion_desktop.ui.drawn import INK, drawn
 
 BUTTON_STYLE = """
 #micButton { background: #ffffff; border: 1px solid #e3d3ee; border-radius: RADIUSpx; padding: 0; }
@@ -39,22 +41,17 @@ STATE_TEXT = {
 NOT_READY = "Set up a language model first; what you said was not sent."
 
 
-def mic_icon(size: int = 20, color: str = "#7a3ea1") -> QIcon:
-    """A drawn microphone (no emoji font needed)."""
-    scale = 2
-    pixmap = QPixmap(size * scale, size * scale)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.scale(size * scale / 24, size * scale / 24)
-    painter.setPen(QPen(QColor(color), 1.8, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
-    painter.drawRoundedRect(QRectF(9, 3, 6, 11), 3, 3)
-    painter.drawArc(QRectF(6, 6, 12, 11), 200 * 16, 140 * 16)
-    painter.drawLine(12, 17, 12, 21)
-    painter.drawLine(9, 21, 15, 21)
-    painter.end()
-    pixmap.setDevicePixelRatio(scale)
-    return QIcon(pixmap)
+def mic_icon(size: int = 20, color: str = INK) -> QIcon:
+    """A drawn microphone."""
+
+    def paint(painter: QPainter) -> None:
+        painter.setPen(QPen(QColor(color), 1.8, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        painter.drawRoundedRect(QRectF(9, 3, 6, 11), 3, 3)
+        painter.drawArc(QRectF(6, 6, 12, 11), 200 * 16, 140 * 16)
+        painter.drawLine(12, 17, 12, 21)
+        painter.drawLine(9, 21, 15, 21)
+
+    return QIcon(drawn(size, paint))
 
 
 class MicButton(QPushButton):
