@@ -62,6 +62,15 @@ class WorkingMemory:
     def add(self, role: str, content: str) -> None:
         self._turns.append((role, content))
 
+    def revise(self, role: str, old: str, new: str) -> bool:
+        """The newest turn of ``role`` saying ``old`` now says ``new`` (her greeting,
+        chosen again before it was answered); False when there is none."""
+        for index in range(len(self._turns) - 1, -1, -1):
+            if self._turns[index] == (role, old):
+                self._turns[index] = (role, new)
+                return True
+        return False
+
     def last(self, count: int) -> list[tuple[str, str]]:
         return list(self._turns)[-count:] if count > 0 else []
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import io
 import json
 import struct
@@ -55,6 +56,7 @@ class CardFile:
     lorebook: Lorebook | None
     image: bytes | None
     kind: str  # "png", "json", "charx"
+    unused_assets: int = 0  # a CHARX's other pictures and files (backgrounds, expressions)
 
 
 def _chunks(handle: IO[bytes]) -> Any:
@@ -197,7 +199,10 @@ def _read_charx(handle: IO[bytes]) -> CardFile:
         icon = next((n for n in names if n.startswith("assets/icon/") and not n.endswith("/")),
                     None)
         image = _member(archive, icon, MAX_ICON_BYTES) if icon else None
-    return _from_json(value, image, "charx")
+        unused = sum(1 for n in names if n.startswith("assets/") and not n.endswith("/")
+                     and n != icon)
+    found = _from_json(value, image, "charx")
+    return dataclasses.replace(found, unused_assets=unused) if unused else found
 
 
 def _member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:

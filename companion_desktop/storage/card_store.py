@@ -128,6 +128,7 @@ class CardImport:
     backup: Path | None
     greeting: str
     notes: tuple[str, ...] = ()
+    restarted: bool = False  # a new relationship on the card she already is
 
 
 def load_card(session: Session) -> StoredCard:
@@ -191,11 +192,26 @@ def _persona(card: CharacterCard) -> str:
     return persona
 
 
-def _start_anew(session: Session, now: datetime) -> None:
+def start_anew(session: Session, now: datetime) -> None:
     for model in (TurnRow, SessionRow, FactRow, CompletedEventRow, CharacterRow):
         session.execute(delete(model))
     session.execute(delete(RelationshipRow))
     new_generation(session, now)
+
+
+def greet(session: Session, stored: StoredCard, name: str, now: datetime) -> str:
+    """Her first message of a new relationship (the chosen greeting, macros filled),
+    stored as the first turn of a new session and marked as a greeting; "" when the
+    card has none."""
+    greetings = stored.greetings()
+    if not greetings:
+        return ""
+    index = min(stored.greeting, len(greetings) - 1)
+    hello = fill_macros(greetings[index], name, stored.user_name)
+    session_id = repository.start_session(session, now)
+    repository.add_turn(session, session_id, "assistant", hello, now,
+                        {"greeting": True, "greeting_index": index})
+    return hello
 
 
 def import_card(db: Database, found: CardFile, keep_relationship: bool, now: datetime,
@@ -208,6 +224,10 @@ def import_card(db: Database, found: CardFile, keep_relationship: bool, now: dat
     card = found.card
     persona = _persona(card)
     notes: list[str] = []
+    if found.unused_assets:
+        notes.append(f"The card's {found.unused_assets} other "
+                     f"{'file is' if found.unused_assets == 1 else 'files are'} not used "
+                     "(backgrounds, expressions): her 3D avatar stays as it is.")
     portrait = None
     if found.image:
         try:
@@ -228,18 +248,13 @@ def import_card(db: Database, found: CardFile, keep_relationship: bool, now: dat
     hello = ""
     with db.session() as session:
         if not keep_relationship:
-            _start_anew(session, now)
+            start_anew(session, now)
         state = repository.load_or_create_character(session, now)
         state.name, state.system_prompt = name, persona
         repository.save_character(session, state)
         save_settings(session, stored, now)
-        greetings = stored.greetings()
-        if not keep_relationship and greetings:
-            hello = fill_macros(greetings[min(stored.greeting, len(greetings) - 1)], name,
-                                stored.user_name)
-            session_id = repository.start_session(session, now)
-            repository.add_turn(session, session_id, "assistant", hello, now,
-                                {"greeting": True})
+        if not keep_relationship:
+            hello = greet(session, stored, name, now)
     return CardImport(name, len(stored.lorebook), not keep_relationship,
                       made.path if made else None, hello, tuple(notes))
 

@@ -11,12 +11,14 @@ lorebook. ``CardImporter.imported`` fires after an import with the
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from companion_desktop.storage.db import Database
 from companion_desktop.ui.plain import ask_choice
@@ -31,6 +33,7 @@ class CardImporter(QObject):
 
     imported = Signal(object)
     refused = Signal(str)
+    working = Signal(str)  # what is under way ("" when done)
 
     def __init__(self, db: Database, clock: Callable[[], datetime], parent: QWidget) -> None:
         super().__init__(parent)
@@ -38,6 +41,7 @@ class CardImporter(QObject):
         self.clock = clock
         self.window = parent
         self.ask: Callable[[str, str], str | None] = self._ask
+        self.busy = False
 
     def choose(self) -> object | None:
         """Ask for a card file with the system dialog and import it."""
@@ -53,23 +57,65 @@ class CardImporter(QObject):
         from companion_desktop.storage.errors import StorageError
 
         path = Path(path)
+        if self.busy:
+            self.refused.emit(f"{path.name} was not imported: another import is under way.")
+            return None
+        self.busy = True
         try:
-            found = read_card_file(path)
-        except CardError as error:
-            self.refused.emit(f"{path.name} was not imported: {error}")
-            return None
-        what = "card" if found.card is not None else "lorebook"
-        name = found.card.name if found.card is not None else path.name
-        choice = self.ask(name, what)
-        if choice not in (KEEP, NEW, ADD):
-            return None
-        try:
-            done = import_card(self.db, found, choice != NEW, self.clock(), source=path.name)
-        except (CardError, StorageError) as error:
-            self.refused.emit(f"{path.name} was not imported: {error}")
-            return None
+            try:
+                found = self._off_thread(lambda: read_card_file(path), f"Reading {path.name}…")
+            except CardError as error:
+                self.refused.emit(f"{path.name} was not imported: {error}")
+                return None
+            what = "card" if found.card is not None else "lorebook"
+            name = found.card.name if found.card is not None else path.name
+            choice = self.ask(name, what)
+            if choice not in (KEEP, NEW, ADD):
+                return None
+            doing = "Backing up, then importing…" if choice == NEW else "Importing…"
+            try:
+                done = self._off_thread(lambda: import_card(
+                    self.db, found, choice != NEW, self.clock(), source=path.name), doing)
+            except (CardError, StorageError) as error:
+                self.refused.emit(f"{path.name} was not imported: {error}")
+                return None
+        finally:
+            self.busy = False
         self.imported.emit(done)
         return done
+
+    def _off_thread(self, work: Callable[[], Any], doing: str) -> Any:
+        """``work()`` on a thread of its own while the window goes on drawing (a large
+        card, or the backup before a new relationship, takes seconds); what it returns
+        or raises. ``working`` says what is under way, then "" when it is done."""
+        out: dict[str, Any] = {}
+        finished = threading.Event()
+
+        def run() -> None:
+            try:
+                out["value"] = work()
+            except BaseException as error:  # noqa: BLE001 - raised again on this thread
+                out["error"] = error
+            finally:
+                finished.set()
+
+        threading.Thread(target=run, name="card-import", daemon=True).start()
+        if not finished.wait(0.1):  # quick work never shows anything
+            self.working.emit(doing)
+            QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
+            loop = QEventLoop()
+            timer = QTimer(interval=25)
+            timer.timeout.connect(lambda: finished.is_set() and loop.quit())
+            timer.start()
+            try:
+                loop.exec()
+            finally:
+                timer.stop()
+                QApplication.restoreOverrideCursor()
+                self.working.emit("")
+        if "error" in out:
+            raise out["error"]
+        return out["value"]
 
     def _ask(self, name: str, what: str) -> str | None:
         title = "Import a character card"

@@ -54,6 +54,10 @@ QProgressBar { background: #f1eaf4; border: none; border-radius: 4px; height: 14
 #errorNotice #noticeButton { color: #a3263f; border-color: #f0b3c1; }
 #errorNotice #noticeButton:hover { background: #fff5f7; }
 #phaseLabel { background: transparent; }
+#greetingPrevious, #greetingNext { background: #ffffff; color: #7a3ea1; border: 1px solid #dcc4ea;
+  border-radius: 11px; font-size: 15px; padding: 0; }
+#greetingPrevious:hover, #greetingNext:hover { background: #f6ecfb; }
+#greetingPosition { color: #8a7a96; font-size: 11px; background: transparent; }
 
 /* ---- composer ----------------------------------------------------------------- */
 #composer { background: transparent; border: none; border-top: 1px solid #f1e8f5; }

@@ -112,3 +112,19 @@ def test_stored_card_validates_its_limits():
     with pytest.raises(ValueError):
         StoredCard(lorebook=[{"content": "x"}] * 1001)
     assert struct  # the chunk writer above is the test's own
+
+
+def test_a_charx_icon_is_her_portrait_and_its_other_files_are_named_as_unused(lived, now):
+    from tests.storage.card_samples import charx, tiny_png, v3_card
+
+    extra = {"assets/background/images/beach.png": tiny_png(8, 8),
+             "assets/emotion/images/happy.png": tiny_png(8, 8)}
+    found = parsed(charx(v3_card(name="Xia"), icon=tiny_png(16, 16), extra=extra))
+    assert found.unused_assets == 2
+    done = import_card(lived, found, True, now, "xia.charx")
+    assert done.notes == ("The card's 2 other files are not used (backgrounds, expressions): "
+                          "her 3D avatar stays as it is.",)
+    with lived.read_session() as session:
+        assert load_card(session).portrait() is not None
+    plain = parsed(charx(v3_card(name="Xia"), icon=tiny_png(16, 16)))
+    assert plain.unused_assets == 0 and import_card(lived, plain, True, now).notes == ()

@@ -59,7 +59,6 @@ class ChatPhotos(QObject):
         self.hint = DropHint(window)
         self.target = DropTarget(window, self._dropped, self.hint.cover, on_card=self.card)
         self.cards = CardImporter(window.service.db, getattr(window, "clock", _now), window)
-        self.cards.imported.connect(self._card_imported)
         self.cards.refused.connect(lambda text: window.transcript.add_notice(text, "error"))
 
     # ------------------------------------------------------------- staging
@@ -127,20 +126,9 @@ class ChatPhotos(QObject):
 
     # ------------------------------------------------------------ character cards
     def card(self, path: str) -> None:
-        """A character card dropped here or on her: ask, then import (``ui.card_import``)."""
+        """A character card dropped here or on her: ask, then import (``ui.card_import``;
+        the window's ``greeting`` shows what came of it)."""
         self.cards.import_path(path)
-
-    def _card_imported(self, done: object) -> None:
-        transcript = self.window.transcript
-        name = getattr(done, "name", "")
-        if getattr(done, "new_relationship", False):
-            transcript.add_notice(f"She is now {name}: a new relationship begins (the old "
-                                  "one is backed up).", "info")
-        else:
-            transcript.add_notice(f"She is now {name}; your relationship stays as it is.", "info")
-        greeting = getattr(done, "greeting", "")
-        if greeting:
-            transcript.add_her(greeting)
 
     # -------------------------------------------------------------- gating
     def problem(self, message: str, actions: list | None = None) -> None:

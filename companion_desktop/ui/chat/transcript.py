@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -95,7 +95,10 @@ class Bubble(QFrame):
 
 
 class Transcript(QScrollArea):
-    """Holds the rows; ``rows`` lists the bubbles and notices, oldest first."""
+    """Holds the rows; ``rows`` lists the bubbles and notices, oldest first.
+    ``added`` fires with each row added."""
+
+    added = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -142,6 +145,16 @@ class Transcript(QScrollArea):
             return None
         self._last_day = day
         return self.add_notice(day.strftime("%A, %d %B %Y"), "day")
+
+    def add_row(self, row: QFrame, align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft) -> QFrame:
+        """Any other row (it has ``fit(max_width)``), such as the greeting's arrows."""
+        return self._add(row, align)
+
+    def clear(self) -> None:
+        """Remove every row (a new relationship begins)."""
+        for row in list(self.rows):
+            self.remove(row)
+        self._last_day = None
 
     def remove(self, row: QFrame | None) -> None:
         if row is None or row not in self.rows:
@@ -192,12 +205,13 @@ class Transcript(QScrollArea):
         self.rows.append(row)
         self._wrappers[id(row)] = wrapper
         self._stick = self._stick or self._at_bottom()
+        self.added.emit(row)
         return row
 
     def _bubble_width(self) -> int:
         return max(220, int(self.viewport().width() * BUBBLE_SHARE))
 
-    def _fit(self, row: Bubble | Notice, width: int) -> None:
+    def _fit(self, row: Any, width: int) -> None:
         if isinstance(row, Notice) and row.kind in ("card", "error", "ask"):
             width = max(width, min(560, self.viewport().width() - 40))
         row.fit(width)

@@ -8,11 +8,9 @@ retry can help) sends the same message again. ``/relationship`` shows the
 relationship card without calling the model. Without a usable provider the window
 still opens, says what to set up, and offers Settings.
 
-The turns in the transcript (earlier, running, failed, system) are shown by
-``ui.chat_turns``; photos shown to her (the paperclip, a drop, a paste; the
-Photoboard) go through ``ui.chat_photos``; tools that need the user's yes ask
-inline (``ui.chat_tools``). What she hears (``ui.voice_in``, the mic button and the
-listening line: ``ui.voice_in_view``) is sent through :meth:`submit` like typed text.
+Turns in the transcript: ``turns``; photos (paperclip, drop, paste, Photoboard):
+``photos``; a character card's greetings: ``greeting``; tools asking the user's yes:
+``tools``. What she hears (``ui.voice``) is sent through :meth:`submit` like typed text.
 """
 
 from __future__ import annotations
@@ -35,6 +33,7 @@ from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = 
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.chat.backend import ChatBackend
 from companion_desktop.ui.chat.composer import Composer
+from companion_desktop.ui.chat.greeting import ChatGreeting
 from companion_desktop.ui.chat.header import ChatHeader
 from companion_desktop.ui.chat.photos import NO_MODEL_TEXT, ChatPhotos
 from companion_desktop.ui.chat.screen import ChatScreen
@@ -92,6 +91,7 @@ class ChatWindow(QMainWindow):
         self.timer.start()
         self.refresh()
         self.turns.load_history()
+        self.greeting.offer()
         self._show_readiness()
 
     # ------------------------------------------------------------------ build
@@ -135,6 +135,7 @@ class ChatWindow(QMainWindow):
         self.look_window_action.triggered.connect(lambda: self.look_at_screen("active"))
         self.look_full_action.triggered.connect(lambda: self.look_at_screen("full"))
         self.turns = ChatTurns(self)
+        self.greeting = ChatGreeting(self)
         self.tools = ToolActivity(self.transcript, self.turns.still_thinking,
                                   PHASE_TEXT["thinking"])
         self.hearing = Hearing(self.service, self)
@@ -163,9 +164,8 @@ class ChatWindow(QMainWindow):
         box = Composer()
         self.input, self.send_button, self.stop_button = box.input, box.send_button, box.stop_button
         self.clip_button, self.chip = box.clip_button, box.chip
-        self.eye_button = box.eye_button
-        self.look_window_action, self.look_full_action = (box.look_window_action,
-                                                          box.look_full_action)
+        self.eye_button, self.look_window_action, self.look_full_action = (
+            box.eye_button, box.look_window_action, box.look_full_action)
         self.mic_button, self.listen_line = box.mic_button, box.listen_line
         self.input.submitted.connect(self.submit)
         self.input.textChanged.connect(self._update_buttons)
@@ -190,8 +190,7 @@ class ChatWindow(QMainWindow):
         self.turns.pending = message
 
     @property
-    def photoboard(self) -> PhotoboardWindow | None:
-        """The photoboard window once opened (one, reused), else None."""
+    def photoboard(self) -> PhotoboardWindow | None:  # once opened, else None
         return self.photos.board
 
     def refresh(self) -> None:
@@ -310,8 +309,7 @@ class ChatWindow(QMainWindow):
             self.reconnect()
 
     # ---------------------------------------------------------------- photos
-    def choose_photo(self) -> None:
-        """The paperclip: pick a photo with the system dialog and stage it."""
+    def choose_photo(self) -> None:  # the paperclip: pick a photo, stage it
         self.photos.choose()
 
     def stage_image(self, source: Source, name: str) -> None:
@@ -336,8 +334,7 @@ class ChatWindow(QMainWindow):
         this window once the picture is staged (from her menu or the hotkey)."""
         self.screen_look.look(mode, screen, settle_ms, bring_up)
 
-    def open_photoboard(self) -> None:
-        """Show the photoboard window (one, reused), up to date."""
+    def open_photoboard(self) -> None:  # one window, reused, up to date
         self.photos.open_board()
 
     # ---------------------------------------------------------------- system
@@ -368,6 +365,7 @@ class ChatWindow(QMainWindow):
         if worker is not None:
             dialog.rebuild_requested.connect(worker.restart)
         dialog.saved.connect(self.settings_saved)
+        dialog.character.card.imported.connect(self.greeting.card_imported)
         self.settings_requested.emit()
         dialog.open()
 
@@ -375,6 +373,7 @@ class ChatWindow(QMainWindow):
         """Settings changed: redraw her state and hearing; reopen the provider once no
         turn runs."""
         self.refresh()
+        self.greeting.offer()
         self.hearing.reload()
         if self.busy:
             self._reconnect_after_turn = True

@@ -1,7 +1,8 @@
 """Settings > Character > Character card: import and export a card, her portrait, the
 card's creator notes and tags (shown as plain text, never sent), the greeting of her
-next new relationship, what she calls the user, and her lorebook (enable, edit, delete,
-add). Edits are saved with the page (``apply``); an import is saved at once.
+next new relationship (and of the one now, while unanswered) with "Start a new
+relationship…", what she calls the user, and her lorebook (enable, edit, delete, add).
+Edits are saved with the page (``apply``); an import or a new start is saved at once.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
@@ -32,10 +34,12 @@ from PySide6.QtWidgets import (
 )
 
 from companion_desktop.pipeline.companion import CompanionService
+from companion_desktop.storage import repository
+from companion_desktop.storage.card_greeting import choose_greeting
 from companion_desktop.storage.card_store import StoredCard, StoredEntry, load_card
 from companion_desktop.storage.settings import save_settings
 from companion_desktop.ui.card_import import CardImporter
-from companion_desktop.ui.plain import plain_label, plain_tip
+from companion_desktop.ui.plain import ask_choice, plain_label, plain_tip
 from companion_desktop.ui.settings.form import name_labels, new_form, status
 
 PORTRAIT_SIZE = (120, 180)
@@ -94,6 +98,7 @@ class CardSection(QWidget):
         self.importer = CardImporter(service.db, clock, self)
         self.importer.imported.connect(self._imported)
         self.importer.refused.connect(lambda text: status(self.status, f"✗  {text}", "error"))
+        self.importer.working.connect(lambda text: text and status(self.status, text, "hint"))
         self.choose_export_path: Callable[[], Path | None] = self._export_path
         self.edit_entry: Callable[[StoredEntry], StoredEntry | None] = self._edit
         layout = QVBoxLayout(self)
@@ -128,7 +133,16 @@ class CardSection(QWidget):
         self.greeting.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.greeting.setMinimumContentsLength(20)  # a long greeting never widens the page
+        self.again_button = QPushButton("Start a new relationship…", objectName="secondaryButton")
+        self.again_button.setToolTip("You meet her for the first time and she greets you; "
+                                     "the current relationship is backed up first.")
+        self.again_button.clicked.connect(self.start_again)
+        self.confirm_again: Callable[[str], bool] = self._confirm_again
         form.addRow("First greeting", self.greeting)
+        again_row = QHBoxLayout()
+        again_row.addWidget(self.again_button)
+        again_row.addStretch(1)
+        form.addRow("", again_row)
         self.lore = QListWidget(objectName="loreList")
         self.lore.setMinimumHeight(140)
         self.lore.itemDoubleClicked.connect(lambda _item: self.edit_current())
@@ -181,7 +195,9 @@ class CardSection(QWidget):
             self.greeting.addItem(f"{label}: {' '.join(text.split())[:80]}")
         self.greeting.setCurrentIndex(min(card.greeting, max(0, self.greeting.count() - 1)))
         self.greeting.setEnabled(self.greeting.count() > 1)
-        self.greeting.setToolTip("Her first message when a new relationship starts.")
+        self.greeting.setToolTip("Her first message when a new relationship starts (and, "
+                                 "until you answer it, the greeting she gave).")
+        self.again_button.setEnabled(card.present)
         self.entries = list(card.lorebook)
         self._show_entries()
 
@@ -235,10 +251,43 @@ class CardSection(QWidget):
         with self.service.db.session() as session:
             stored = load_card(session)
             update = {"user_name": self.user_name.text().strip(),
-                      "greeting": max(0, self.greeting.currentIndex()),
                       "lorebook": list(self.entries)}
             if any(getattr(stored, k) != v for k, v in update.items()):
                 save_settings(session, StoredCard(**{**stored.model_dump(), **update}))
+        index = self.greeting.currentIndex()
+        if index >= 0 and index != stored.greeting:  # her open greeting says it too
+            choose_greeting(self.service.db, index)
+
+    # ------------------------------------------------------------ start again
+    def _confirm_again(self, name: str) -> bool:
+        role = QMessageBox.ButtonRole
+        return ask_choice(
+            self, "Start a new relationship", f"Meet {name} for the first time?",
+            "Your stats, stage, memories and conversation with her start again; the current "
+            "relationship is backed up first (Settings > Data can restore it). Her card, "
+            "lorebook and avatar stay.",
+            [("Start a new relationship", role.DestructiveRole)]) == 0
+
+    def start_again(self) -> object | None:
+        """Ask, then begin a new relationship with her as she is (the greeting chosen
+        above); ``imported`` fires with what was done."""
+        from companion_desktop.storage.card_greeting import start_again
+        from companion_desktop.storage.errors import StorageError
+
+        self.apply()  # the greeting and lorebook as shown
+        with self.service.db.read_session() as session:
+            name = repository.load_or_create_character(session, self.clock()).name
+        if not self.confirm_again(name):
+            return None
+        try:
+            done = start_again(self.service.db, self.clock())
+        except StorageError as error:
+            status(self.status, f"✗  {error}", "error")
+            return None
+        self.reload()
+        status(self.status, f"✓  A new relationship with {done.name} begins.", "ok")
+        self.imported.emit(done)
+        return done
 
     # ---------------------------------------------------------------- import / export
     def _imported(self, done: object) -> None:

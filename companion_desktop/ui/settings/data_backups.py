@@ -49,7 +49,8 @@ HINT = ("A backup is the full copy: her database with your settings, the kept ph
         "update changes the database; the newest 7 of those are kept.")
 REASONS = {"manual": "Made by you", "daily": "Daily", "before replace import":
            "Before a replace import", "before migration": "Before an update",
-           "before restore": "Before a restore"}
+           "before restore": "Before a restore", "before a new character":
+           "Before a new character", "before a new relationship": "Before a new relationship"}
 DAMAGED = "Damaged: cannot be restored"
 
 
