@@ -14,6 +14,7 @@ DEB_PACKAGES=(xvfb xcompmgr libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-
   libegl1 libgl1 libgl1-mesa-dri libegl-mesa0 libfontconfig1 libdbus-1-3 fonts-noto-color-emoji
   espeak-ng desktop-file-utils appstream xdotool openbox
   weston xwayland  # a real Wayland session for tests/ui/wayland (headless, with XWayland)
+  dbus-daemon  # a private session bus: the desktop portal's screenshot call (tests/ui/wayland)
   pulseaudio pulseaudio-utils  # a sound server with a test microphone (tests/voice/test_mic_capture.py)
   binutils  # binutils: objdump and strip for the bundle build
   libgomp1)  # OpenMP for her own mind's runtime

@@ -39,7 +39,8 @@ def screen_picture(service: CompanionService, mode: str, *, keep: bool = False,
         raise CliError(terminal_text(str(error))) from None
     image = replace(image, screen=shot.label, keep=keep)
     hidden = f"; blacked out: {', '.join(shot.hidden)}" if shot.hidden else ""
-    print(f"Captured {shot.name.lower()}: {image.width} × {image.height}{hidden}.",
+    what = shot.name[:1].lower() + shot.name[1:]  # "your screen (Firefox)"
+    print(f"Captured {what}: {image.width} × {image.height}{hidden}.",
           file=sys.stderr, flush=True)
     if ask and not _agreed():
         raise CliError("Not sent: nothing left this computer.")

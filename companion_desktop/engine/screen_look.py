@@ -166,8 +166,20 @@ def glance_verdict(now: datetime, *, enabled: bool, interval: timedelta, idle: t
     return Verdict("glance", "a glance at the active window")
 
 
+_GLANCED = "you glanced at the user's screen ("
+_GLANCE_ASK = "). Say one short, light thing about it, or nothing much; don't press them to answer."
+
+
 def glance_event(label: str) -> str:
     """The ``<event>`` text of a glance (saved as the system turn; no picture kept)."""
-    return (f"{GLANCE_PREFIX}you glanced at the user's screen ({label[:60]}). Say one short, "
-            "light thing about it, or nothing much; don't press them to answer.")
+    return f"{GLANCE_PREFIX}{_GLANCED}{label[:60]}{_GLANCE_ASK}"
+
+
+def glance_label(event_text: str) -> str | None:
+    """What a stored glance looked at ("Firefox"), from its event text; None for any
+    other text."""
+    head = GLANCE_PREFIX + _GLANCED
+    if not event_text.startswith(head) or not event_text.endswith(_GLANCE_ASK):
+        return None
+    return event_text[len(head):len(event_text) - len(_GLANCE_ASK)]
 

@@ -46,7 +46,7 @@ def test_the_active_window_reaches_the_model_and_is_not_kept(xd, server, tmp_pat
     finally:
         win.close()
     assert proc.returncode == 0, proc.stderr
-    assert "Captured your screen (firefox)" in proc.stderr
+    assert "Captured your screen (Firefox)" in proc.stderr
     turn = json.loads(proc.stdout.strip())
     assert turn["keepsake"] is None and turn["newMemory"] is None
     body = server.requests_to("/v1/chat/completions")[0].json

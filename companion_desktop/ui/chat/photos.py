@@ -96,6 +96,11 @@ class ChatPhotos(QObject):
         thumbnail = image.thumbnail if image is not None else None
         return thumbnail, image is not None and message == SHOW_ONLY_TEXT
 
+    def kept_now(self) -> bool:
+        """Whether the picture of the turn just started is kept (like a photo)."""
+        image: Any = getattr(self.window.backend.controller, "current_image", None)
+        return bool(getattr(image, "keep", True)) if image is not None else False
+
     def screen_shown(self) -> str | None:
         """What of the screen the turn just started shows ("Firefox"), None for a photo."""
         image: Any = getattr(self.window.backend.controller, "current_image", None)

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject
 
 from companion_desktop.pipeline.companion import STAGE_NAMES
 from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = pipeline.runner's
+from companion_desktop.pipeline.system_lines import system_line
 from companion_desktop.storage import repository
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.ui.chat.screen_words import screen_label, screen_line
@@ -89,8 +90,8 @@ class ChatTurns(QObject):
                 window.transcript.add_user(turn.content, photo, turn.content == SHOW_ONLY_TEXT)
             elif turn.role == "assistant":
                 window.transcript.add_her(turn.content)
-            else:
-                window.transcript.add_notice(turn.content)
+            else:  # a machine-made turn: the line it had when it happened
+                window.transcript.add_notice(system_line(turn.content))
 
     def show_system_turn(self, notice: str, reply: str,
                          on_dismiss: Callable[[], None] | None = None) -> None:
@@ -119,9 +120,12 @@ class ChatTurns(QObject):
             self.retire_error()
             window.transcript.add_day(window.clock().date())
             screen = window.photos.screen_shown()
+            photo, photo_only = window.photos.shown_with(message)
             if screen is not None:
                 window.transcript.add_notice(screen_line(screen))
-            window.transcript.add_user(message, *window.photos.shown_with(message))
+            if screen is None or not photo_only or window.photos.kept_now():
+                window.transcript.add_user(message, photo, photo_only)
+            # a screen sent without words and not kept: the line says it (as in history)
         self.pending = message
         self.her = None
         window.transcript.show_phase(PHASE_TEXT["remembering"])

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from companion_desktop.pipeline.companion import CompanionService
 from companion_desktop.pipeline.reminders import ReminderService
+from companion_desktop.pipeline.system_lines import reminder_line
 from companion_desktop.storage.errors import StorageError
 from companion_desktop.storage.settings import (
     AvatarSettings,
@@ -264,7 +265,7 @@ class Desktop(QObject):
     def _reminder_fired(self, record, reply: str) -> None:  # noqa: ANN001
         if not self.talk.quiet:  # do not disturb: kept in the chat, no bubble
             self.overlay.on_done(reply)
-        self.chat.show_system_turn(f"⏰ Reminder: {record.content}", reply,
+        self.chat.show_system_turn(reminder_line(record.content), reply,
                                    on_dismiss=lambda: self.reminders.dismiss(record.id))
 
     def _notify(self, title: str, text: str) -> None:

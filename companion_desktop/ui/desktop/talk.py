@@ -17,12 +17,12 @@ from PySide6.QtCore import QObject
 
 from companion_desktop.engine.proactive import ActiveWindowSource
 from companion_desktop.pipeline.proactive import SpeakFirst, window_context
+from companion_desktop.pipeline.system_lines import SPOKE_FIRST_NOTICE, glance_line
 from companion_desktop.ui.desktop.idle import IdleTime
 from companion_desktop.ui.desktop.speak_first import SpeakFirstDriver
 from companion_desktop.ui.dnd import DndState, add_dnd_action, dnd_button, quiet, watch_tray
 
 #: The chat line above a moment she started herself.
-SPOKE_FIRST_NOTICE = "💬 She spoke first"
 
 
 class DesktopTalk(QObject):
@@ -73,8 +73,6 @@ class DesktopTalk(QObject):
         self.glance.start()
 
     def _glanced(self, result: Any, label: str) -> None:
-        from companion_desktop.ui.desktop.screen.glance import glance_line
-
         self._spoke(result, glance_line(label))
 
     @property

@@ -219,3 +219,45 @@ def test_her_menu_and_the_hotkey_stage_the_window_and_bring_the_chat_up(
     finally:
         desk.hotkeys.stop()
         host.release()
+
+
+def test_a_window_list_as_windows_or_macos_report_it_goes_through_the_same_plan(
+        eyes, pattern, qtbot):
+    """The Windows and macOS paths read the window list from the system (not run here);
+    what they read goes through ``native.seen_windows`` and the same plan and grab."""
+    from companion_desktop.engine.window_context import DEFAULT_DENY
+    from companion_desktop.ui.desktop.screen import capture, native
+
+    win = pattern()
+    secret = pattern(x=1000, y=600, w=500, h=300, app="keepassxc", title="Passwords")
+    settled(qtbot, win)
+    settled(qtbot, secret)
+    mine = eyes.frameGeometry()
+    raw = [native.NativeWindow(1, os.getpid(), "python", "companion",
+                               (mine.x(), mine.y(), mine.x() + mine.width(),
+                                mine.y() + mine.height())),
+           native.NativeWindow(7, 4242, "firefox", "Train times", win.frame()),
+           native.NativeWindow(8, 4343, "KeePassXC", "Passwords", secret.frame()),
+           native.NativeWindow(9, 4444, "Dock", "", (0, 0, 1920, 80), layer=20)]
+    windows = native.seen_windows(raw, os.getpid())
+    assert [(w.wid, w.own) for w in windows] == [(1, True), (7, False), (8, False)]
+    assert not native.missing_permission(raw, os.getpid())
+    assert native.missing_permission([native.NativeWindow(7, 4242, "Firefox", "", (0, 0, 9, 9))],
+                                     os.getpid())
+
+    shot = capture._planned("active", DEFAULT_DENY, None, [eyes], windows, windows[0])
+    frame = win.frame()
+    assert shot.label == "Firefox"  # her own active window gives way to the one before
+    assert (shot.image.width(), shot.image.height()) == (frame[2] - frame[0], frame[3] - frame[1])
+    left, top, _right, bottom = win.client_box()
+    red = shot.image.pixelColor(left + 290 - frame[0], (top + bottom) // 2 - frame[1])
+    assert near((red.red(), red.green(), red.blue()), RED)
+    with pytest.raises(capture.ScreenRefused, match="private list"):
+        capture._planned("active", DEFAULT_DENY, None, [eyes], windows, windows[2])
+    full = capture._planned("full", DEFAULT_DENY, None, [eyes], windows, windows[1])
+    assert full.hidden == ("KeePassXC",)
+    left, top, right, bottom = secret.client_box()
+    black = full.image.pixelColor((left + right) // 2, (top + bottom) // 2)
+    assert (black.red(), black.green(), black.blue()) == (0, 0, 0)
+    with pytest.raises(native.NoWindowList, match="window list"):
+        native.window_list("linux")

@@ -127,9 +127,11 @@ def test_her_menu_has_the_switch_and_a_quiet_reminder_keeps_to_the_chat(desktop,
     assert "Plants again!" in desktop.overlay.bubble.label.text()
 
 
-def test_she_does_not_walk_off_while_she_listens(desktop):  # noqa: F811
+def test_she_does_not_walk_off_while_she_listens(desktop, qtbot):  # noqa: F811
     walker = desktop.life.walker
     assert walker is not None  # her avatar's director walks her
+    # she may still be coming down to her floor after being placed (that comes first)
+    qtbot.waitUntil(lambda: walker.placement.busy_reason != "falling", timeout=10_000)
     desktop.chat.hearing.state = "hearing"
     assert walker.busy_reason() == "listening"
     desktop.chat.hearing.state = "recognising"

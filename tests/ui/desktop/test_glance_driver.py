@@ -88,3 +88,27 @@ def test_a_private_window_is_not_looked_at_and_the_chat_says_so(glancing, server
 def test_no_glance_while_the_user_is_away(glancing, server):
     driver, overlay = driver_for(glancing, lambda *a: None, idle=timedelta(minutes=10))
     assert not driver.tick() and driver.last_why == "the user is away" and overlay.eyes == 0
+
+
+def test_after_a_restart_the_chat_shows_each_glance_as_it_did_then(glancing, server, qtbot):
+    from companion_desktop.pipeline.system_lines import glance_line, system_line
+
+    def capture(mode, deny, screen):  # noqa: ANN001
+        image = QImage(320, 200, QImage.Format.Format_RGB32)
+        image.fill(QColor(0, 128, 0))
+        return ScreenShot(image, "Calc (budget)")
+
+    driver, _overlay = driver_for(glancing, capture)
+    results = []
+    driver.glanced.connect(lambda result, label: results.append(result))
+    assert driver.tick()
+    qtbot.waitUntil(lambda: bool(results), timeout=WAIT_MS)
+    again = make_window(qtbot, glancing.service)  # the app started again
+    lines = [n.text() for n in again.transcript.notices("info")]
+    assert glance_line("Calc (budget)") in lines
+    assert not any("glanced at the user's screen" in line for line in lines)
+    assert again.transcript.bubbles("her")[-1].text() == results[0].reply
+    assert system_line("Speaking first: the user is back") == "💬 She spoke first"
+    assert system_line("Reminder you set earlier is due now: stretch") == "⏰ Reminder: stretch"
+    assert system_line("Something else") == "Something else"
+    again.shutdown()

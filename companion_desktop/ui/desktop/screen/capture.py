@@ -8,8 +8,9 @@ the root window (``QScreen.grabWindow(0, ...)``). Her own windows are painted ov
 picture is painted black, and a denied active window is not captured at all.
 
 Wayland without X11: the desktop portal's Screenshot call (``portal``), with her
-windows hidden meanwhile; where no portal runs, a clear line. Windows and macOS: no
-window list to apply the deny-list to, so nothing is captured (the README says so).
+windows hidden meanwhile; where no portal runs, a clear line. Windows and macOS: the
+window list comes from the system (``native``: written from the systems' documentation,
+not run here; the README says so), then the same plan and grab as on X11.
 Every failure raises :class:`ScreenRefused`, whose text is meant for the user.
 """
 
@@ -77,9 +78,25 @@ def take_screenshot(mode: str, deny: list[str] | tuple[str, ...], screen: QScree
 
         return ScreenShot(portal_screenshot(mine), "your screen")
     if platform in ("windows", "cocoa"):
-        raise ScreenRefused("I can't look at your screen on this system yet: I couldn't keep "
-                            "your private windows out of the picture. You can still type.")
+        return _take_native(mode, deny, screen, mine, platform)
     raise ScreenRefused("There is no screen here for me to look at. You can still type.")
+
+
+def _take_native(mode: str, deny: list[str] | tuple[str, ...], screen: QScreen | None,
+                 mine: list[QWidget], platform: str) -> ScreenShot:
+    from companion_desktop.ui.desktop.screen import native
+
+    try:
+        raw, active_id = native.window_list("win32" if platform == "windows" else "darwin")
+    except native.NoWindowList as error:
+        raise ScreenRefused(str(error)) from None
+    if platform == "cocoa" and native.missing_permission(raw, os.getpid()):
+        raise ScreenRefused(native.MAC_PERMISSION)
+    primary = screen or QGuiApplication.primaryScreen()
+    scale = primary.devicePixelRatio() if platform == "windows" and primary else 1.0
+    windows = native.seen_windows(raw, os.getpid(), scale)
+    active = next((w for w in windows if w.wid == active_id), None)
+    return _planned(mode, deny, screen, mine, windows, active)
 
 
 def _take_x11(mode: str, deny: list[str] | tuple[str, ...], screen: QScreen | None,
@@ -101,6 +118,14 @@ def _take_x11(mode: str, deny: list[str] | tuple[str, ...], screen: QScreen | No
         desk.want("screen", False)
         desk.deleteLater()
     active = next((w for w in windows if info is not None and w.wid == info.wid), None)
+    return _planned(mode, deny, screen, mine, windows, active)
+
+
+def _planned(mode: str, deny: list[str] | tuple[str, ...], screen: QScreen | None,
+             mine: list[QWidget], windows: list[SeenWindow], active: SeenWindow | None
+             ) -> ScreenShot:
+    """The plan for the listed ``windows`` (top-most first) on ``screen`` (None: the
+    primary; "active" takes the active window's own screen), grabbed."""
     screen = screen or QGuiApplication.primaryScreen()
     if screen is None:
         raise ScreenRefused("I couldn't find a screen to look at. You can still type.")

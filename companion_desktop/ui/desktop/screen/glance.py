@@ -30,8 +30,6 @@ DENIED_LINE = "👁 She was going to glance at your screen, but a private window
               "so she didn't look."
 
 
-def glance_line(label: str) -> str:
-    return f"👁 She glanced at your screen ({label})"
 
 
 class GlanceDriver(QObject):

@@ -7,8 +7,8 @@ The file is read into memory and deleted at once: nothing of it is kept. Her own
 are hidden for the call and shown again after. Where no portal answers on the session
 bus, :class:`ScreenRefused` says so in one clear line.
 
-Written from the portal's published interface; no portal runs where the tests run, so
-only the "no portal" line is tested.
+Written from the portal's published interface; the tests run it against a portal on a
+private session bus that speaks that interface (``tests/ui/wayland/test_portal.py``).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class _Response(QObject):
         self.code: int | None = None
         self.uri = ""
 
-    @Slot(int, "QVariantMap")
+    @Slot("uint", "QVariantMap")
     def answered(self, code: int, results: dict) -> None:
         self.code, self.uri = int(code), str(results.get("uri", ""))
         self.loop.quit()
