@@ -143,6 +143,20 @@ def test_cancel_sends_nothing(eyes, server, pattern, qtbot):
     assert server.requests == []
 
 
+def test_a_screen_sent_without_words_is_one_line_in_the_chat(eyes, server, pattern, qtbot):
+    win = pattern()
+    settled(qtbot, win)
+    win.activate()
+    look(qtbot, eyes)
+    assert eyes.photo.prepared is not None and eyes.input.toPlainText() == ""
+    qtbot.mouseClick(eyes.chip.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(server.requests) >= 1 and not eyes.busy, timeout=WAIT_MS)
+    assert eyes.transcript.bubbles("user") == []  # the line says it, as the history will
+    lines = [n.text() for n in eyes.transcript.notices("info")]
+    assert lines.count("👁 You showed her your screen (Firefox)") == 1
+    assert eyes.transcript.bubbles("her")  # and she answered
+
+
 def test_a_denied_window_is_refused_and_blacked_out_in_a_full_capture(eyes, server, pattern,
                                                                         qtbot):
     win = pattern(x=1000, y=500, w=500, h=300, app="keepassxc", title="Passwords - KeePassXC")
