@@ -129,6 +129,7 @@ class CardImport:
     greeting: str
     notes: tuple[str, ...] = ()
     restarted: bool = False  # a new relationship on the card she already is
+    lorebook_only: bool = False  # a World Info file added to her lorebook
 
 
 def load_card(session: Session) -> StoredCard:
@@ -272,7 +273,7 @@ def _import_lorebook(db: Database, book: Lorebook, now: datetime) -> CardImport:
             stored.book_name = book.name
         save_settings(session, stored, now)
         name = repository.load_or_create_character(session, now).name
-    return CardImport(name, len(stored.lorebook), False, None, "")
+    return CardImport(name, len(stored.lorebook), False, None, "", lorebook_only=True)
 
 
 def current_card(session: Session, now: datetime) -> CharacterCard:

@@ -79,6 +79,10 @@ class ChatGreeting(QObject):
         window = self.window
         name = getattr(done, "name", "")
         notes = "".join(f" {note}" for note in getattr(done, "notes", ()))
+        if getattr(done, "lorebook_only", False):
+            window.transcript.add_notice(f"Added to her lorebook: it has "
+                                         f"{getattr(done, 'entries', 0)} entries now.", "info")
+            return
         if not getattr(done, "new_relationship", False):
             window.transcript.add_notice(f"She is now {name}; your relationship stays as it "
                                          f"is.{notes}", "info")

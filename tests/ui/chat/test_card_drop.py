@@ -61,3 +61,18 @@ def test_a_card_dropped_on_her_goes_to_the_chat_window(qtbot, tmp_path):
     with qtbot.waitSignal(overlay.card_dropped) as got:
         drag_and_drop(overlay.view, url_mime(card))
     assert got.args == [str(card)]
+
+
+def test_a_dropped_world_info_file_is_added_to_her_lorebook_and_said_so(chat, tmp_path):
+    import json
+
+    from companion_desktop.ui.card_import import ADD
+    from tests.storage.card_samples import world_info
+
+    book = tmp_path / "harbor.json"
+    book.write_text(json.dumps(world_info()))
+    chat.photos.cards.ask = lambda _name, what: ADD if what == "lorebook" else None
+    drag_and_drop(chat, url_mime(book))
+    assert chat.transcript.notices("info")[-1].text() == "Added to her lorebook: it has 2 " \
+                                                        "entries now."
+    assert not any(n.text().startswith("She is now") for n in chat.transcript.notices())
