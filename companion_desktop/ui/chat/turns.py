@@ -9,6 +9,8 @@ says what happened, and Retry (when a retry can help) sends the same message aga
 the next new message retires that error's buttons. A machine-generated turn (a
 fired reminder) shows its notice, then her words. ``ChatTurns`` is owned by the chat
 window, which keeps ``pending``, ``retry`` and ``show_system_turn`` and hands them to it.
+A screen shown to her has a line above its turn ("You showed her your screen (Firefox)"),
+from the stored turn's meta when the history comes back.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from companion_desktop.pipeline.memory import PHOTO_MARK as SHOW_ONLY_TEXT  # = 
 from companion_desktop.pipeline.system_lines import system_line
 from companion_desktop.storage import repository
 from companion_desktop.storage.errors import StorageError
-from companion_desktop.ui.chat.screen_words import screen_label, screen_line
 from companion_desktop.ui.chat.transcript import Bubble, Notice
 from companion_desktop.ui.photos import kept_thumbnails
 from companion_desktop.ui.shimmer import PHASE_TEXT, phase_text
@@ -35,6 +36,19 @@ if TYPE_CHECKING:
 
 #: How many stored turns the window shows when it opens.
 HISTORY_TURNS = 60
+
+
+def screen_label(meta: dict[str, Any] | None) -> str | None:
+    """What a stored user turn showed of the screen ("Firefox"), None for other turns."""
+    image = (meta or {}).get("image")
+    screen = image.get("screen") if isinstance(image, dict) else None
+    return str(screen) if screen is not None else None
+
+
+def screen_line(label: str) -> str:
+    """The chat's line for a screen shown to her: "You showed her your screen (Firefox)"."""
+    what = "your screen" if label == "your screen" else f"your screen ({label})"
+    return f"👁 You showed her {what}"
 
 
 class ChatTurns(QObject):
