@@ -1,30 +1,42 @@
-"""Smooth edges: multisampling on a GPU, a post pass on software GL.
+"""Smooth edges: multisampling on a GPU, edge lines (or a post pass) on software GL.
 
-Three ways to draw a picture's edges (``MODES``):
+Four ways to draw a picture's edges (``MODES``):
 
 - ``"msaa"``: 4 samples per pixel, resolved by a blit. The GPU default: cheap there.
+- ``"lines"``: draw with one sample per pixel, then her silhouette's edges, found in
+  the mesh, as one-pixel lines over the finished picture: each pixel a silhouette
+  crosses takes its share of the neighbour across the edge (``silhouette``). The edge
+  is where the geometry puts it, to a fraction of a pixel, outline included. Needs
+  compute shaders (OpenGL 4.3, which Mesa's llvmpipe has); the software GL default.
 - ``"post"``: draw with one sample per pixel, then one full-screen pass
   (``shaders/antialias.frag.glsl``) finds the staircase edges in the finished picture
   and blends each edge pixel with its neighbour by the share the true edge would take.
   On software GL (Mesa llvmpipe) every sample costs CPU time, and the pass costs a
   few per cent of a picture where multisampling costs more than the picture itself.
+  It has to guess where an edge runs from the pixels, so it halves the jaggedness
+  where the lines nearly remove it; software GL without OpenGL 4.3 uses it.
 - ``"none"``: one sample per pixel, nothing else (jagged; for comparisons).
 
 The pass reads and writes premultiplied, sRGB-encoded RGBA, alpha included, so her
 silhouette against the transparent clear is smoothed like any other edge, and every
 output pixel is a blend of input pixels: colour never exceeds alpha.
 
-``auto_mode`` picks what the app uses: ``"post"`` on software GL, else ``"msaa"``.
+``auto_mode`` picks what the app uses: ``"lines"`` on software GL (``"post"`` where the
+context has no compute shaders), else ``"msaa"``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from OpenGL import GL
 
 from .program import Program
 
-MODES = ("msaa", "post", "none")
+MODES = ("msaa", "lines", "post", "none")
+#: The modes that draw with one sample and finish the picture from a copy of it.
+FROM_COPY = ("lines", "post")
 
 #: GL_RENDERER names of software rasterizers (the same list as ``ui/avatar/gl_probe.py``).
 SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swiftshader", "software rasterizer", "swrast")
@@ -35,13 +47,20 @@ def is_software(renderer: str | None) -> bool:
     return renderer is not None and any(name in renderer.lower() for name in SOFTWARE_RENDERERS)
 
 
-def auto_mode(renderer: str | None = None) -> str:
-    """The mode the app draws with: ``"post"`` on software GL, ``"msaa"`` on a GPU.
-    ``renderer`` defaults to the current context's GL_RENDERER."""
+def auto_mode(renderer: str | None = None, compute: bool | None = None) -> str:
+    """The mode the app draws with: ``"lines"`` on software GL (``"post"`` without
+    compute shaders), ``"msaa"`` on a GPU. ``renderer`` defaults to the current
+    context's GL_RENDERER, ``compute`` to whether it runs compute shaders."""
     if renderer is None:
         name = GL.glGetString(GL.GL_RENDERER)
         renderer = name.decode(errors="replace") if isinstance(name, bytes) else str(name or "")
-    return "post" if is_software(renderer) else "msaa"
+    if not is_software(renderer):
+        return "msaa"
+    if compute is None:
+        from .silhouette import supported
+
+        compute = supported()
+    return "lines" if compute else "post"
 
 
 def check_mode(aa: str) -> str:
@@ -76,6 +95,9 @@ class PostPass:
         self.program = Program("screen.vs.glsl", "antialias.frag.glsl")
         self.vao = int(GL.glGenVertexArrays(1))
         self.regions: dict[int, Region | None] = {}
+        #: A framebuffer's edge lines (``silhouette``), called with the picture's copy
+        #: (texture, width, height) instead of the full pass.
+        self.lines: dict[int, Callable[[int, int, int], None]] = {}
         self.program.use()
         self.program.set_int("u_picture", 0)
         GL.glUseProgram(0)

@@ -72,6 +72,7 @@ class GpuPrimitive:
     vertex_key: tuple = ()  # the vertex arrays it reads (shared arrays, same key)
     morph_key: tuple = ()  # its morph targets' arrays
     draw_vao: int = 0  # skinned: reads the skinning pass's output (``skinning.py``)
+    skinned_set: object = None  # skinned: that output (``skinning.SkinnedSet``)
 
 
 class GpuModel:

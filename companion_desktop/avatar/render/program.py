@@ -24,11 +24,12 @@ class ShaderError(RuntimeError):
 
 def shader_source(name: str, defines: dict[str, object] | None = None) -> str:
     """``#version 330 core``, the defines, ``common.glsl``, ``blocks.glsl``, (for a
-    vertex shader, ``*.vert.glsl``, also ``skinning.glsl``), then the named file."""
-    lines = ["#version 330 core"]
+    vertex shader, ``*.vert.glsl``, also ``skinning.glsl`` and ``outline.glsl``), then
+    the named file."""
+    lines = ["#version 430 core" if name.endswith(".comp.glsl") else "#version 330 core"]
     lines += [f"#define {key} {value}" for key, value in (defines or {}).items()]
-    shared = ("common.glsl", "blocks.glsl", "skinning.glsl") if name.endswith(".vert.glsl") \
-        else ("common.glsl", "blocks.glsl")
+    shared = ("common.glsl", "blocks.glsl", "skinning.glsl", "outline.glsl") \
+        if name.endswith((".vert.glsl", ".comp.glsl")) else ("common.glsl", "blocks.glsl")
     parts = [_read(part) for part in (*shared, name)]
     return "\n".join(lines) + "\n" + "\n".join(parts)
 
@@ -60,8 +61,10 @@ class Program:
     def __init__(self, vertex: str, fragment: str | None, defines: dict[str, object] | None = None,
                  varyings: tuple[str, ...] = ()):
         """``fragment`` None with ``varyings``: a transform feedback program that writes
-        those vertex outputs, interleaved, into one buffer."""
-        shaders = [_compile(GL.GL_VERTEX_SHADER, shader_source(vertex, defines), vertex)]
+        those vertex outputs, interleaved, into one buffer. ``vertex`` a ``*.comp.glsl``
+        (and ``fragment`` None): a compute program (OpenGL 4.3)."""
+        kind = GL.GL_COMPUTE_SHADER if vertex.endswith(".comp.glsl") else GL.GL_VERTEX_SHADER
+        shaders = [_compile(kind, shader_source(vertex, defines), vertex)]
         if fragment is not None:
             shaders.append(_compile(GL.GL_FRAGMENT_SHADER, shader_source(fragment, defines),
                                     fragment))

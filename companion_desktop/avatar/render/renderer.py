@@ -22,7 +22,7 @@ from OpenGL import GL
 from companion_desktop.avatar.vrm.frame import Frame
 from companion_desktop.avatar.vrm.model import VrmModel
 
-from .antialias import PostPass, auto_mode, check_mode
+from .antialias import FROM_COPY, PostPass, auto_mode, check_mode
 from .camera import Camera
 from .context import require_gl33
 from .extent import ScreenExtent
@@ -30,6 +30,7 @@ from .glcalls import GLCalls
 from .gpu import GpuModel, GpuPrimitive
 from .material_table import MaterialTable
 from .materials import SLOTS, SRGB_SLOTS, MaterialParams
+from .silhouette import EdgeLines, supported
 from .skinning import SkinningPass
 from .target import RenderTarget, clear_framebuffer, read_framebuffer, unpremultiply
 from .uniforms import UniformBuffers, pack_frame
@@ -112,6 +113,8 @@ class Renderer:
         self.samples = samples
         aa = aa or ("msaa" if samples > 1 else "none")
         self.aa = auto_mode() if check_mode(aa) == "auto" else aa
+        if self.aa == "lines" and not (specialize and supported()):
+            self.aa = "post"  # the lines need compute shaders and the skinning pass
         self.post: PostPass | None = None  # made with the first "post" target
         self.lighting = lighting or Lighting()
         self.normal_maps = normal_maps
@@ -124,6 +127,7 @@ class Renderer:
         self._screen_outline = 0.0
         self.materials: MaterialTable | None = None
         self.skinning: SkinningPass | None = None
+        self.edges: EdgeLines | None = None
         self.target: RenderTarget | None = None
         self._last_read: tuple[int, int, int] | None = None
         self._variants: dict[tuple, object] = {}
@@ -132,9 +136,11 @@ class Renderer:
     def load(self, model: VrmModel) -> None:
         """Upload ``model`` (replacing the previous one)."""
         if self.gpu is not None:
+            self.edges.release()
             self.skinning.release()
             self.gpu.release()
         self.gpu = GpuModel(model, normal_maps=self.normal_maps)
+        self.edges = EdgeLines(self.gpu)
         self.skinning = SkinningPass(self.gpu, self.calls)
         self.materials = MaterialTable(model, [p.material for p in self.gpu.primitives])
         params = [self.materials.slot(p.material)[1] for p in self.gpu.primitives]
@@ -153,7 +159,7 @@ class Renderer:
         (``new_target``: its antialiasing), read back by ``read_rgba``; an int draws into
         that framebuffer (0 is the default one; a Qt widget passes its
         ``defaultFramebufferObject()``; a ``new_target``'s ``draw_fbo``, then its
-        ``resolve()``, for the post pass).
+        ``resolve()``, for the edge lines or the post pass).
         ``flip_y`` draws upside down, so that a read-back comes top row first.
         ``same_frame`` says ``frame`` was drawn just before, unchanged (another window
         showing the same moment): its skinning pass is then reused. ``pixel_scale``: drawn
@@ -193,12 +199,16 @@ class Renderer:
             self._state.reset()
         table = self.materials.update(frame)
         self.uniforms.set_materials(table.records)
-        for index, prim in self._ordered(frame, view, table):
+        ordered = self._ordered(frame, view, table)
+        for index, prim in ordered:
             slot, params = table.slot(prim.material)
             self._draw_primitive(frame, index, prim, slot, params, False, flip_y)
             if params.has_outline:
                 self._draw_primitive(frame, index, prim, slot, params, True, flip_y)
         self._reset_state()
+        if self.aa == "lines" and self.post is not None:
+            self.post.lines[fbo] = lambda texture, w, h: self._draw_edges(
+                frame, ordered, table, flip_y, texture, w, h)
         if target_fbo is None:
             self.target.resolve()
             self._last_read = (self.target.resolve_fbo, width, height)
@@ -207,7 +217,7 @@ class Renderer:
 
     def new_target(self, width: int, height: int) -> RenderTarget:
         """A render target of this renderer's antialiasing (its post pass shared)."""
-        if self.aa == "post" and self.post is None:
+        if self.aa in FROM_COPY and self.post is None:
             self.post = PostPass()
         return RenderTarget(width, height, self.samples, aa=self.aa, post=self.post)
 
@@ -346,6 +356,20 @@ class Renderer:
         c.uniform_1i(stride_loc, prim.morph_stride)
         self._state.texture(unit, GL.GL_TEXTURE_BUFFER, prim.morph_tex or self.gpu.empty_tbo)
 
+    def _draw_edges(self, frame: Frame, ordered, table: MaterialTable, flip_y: bool,
+                    picture: int, width: int, height: int) -> None:
+        """Her silhouette's edge lines over the finished picture (``silhouette``)."""
+        edges = self.edges
+        edges.begin(picture, width, height)
+        for _index, prim in ordered:
+            slot, params = table.slot(prim.material)
+            preskinned = prim.skin is not None
+            matrix = None if preskinned else frame.world[prim.node]
+            mirrored = not preskinned and np.linalg.det(frame.world[prim.node][:3, :3]) < 0
+            edges.add(prim, params, slot, matrix, -1.0 if mirrored != flip_y else 1.0)
+        edges.finish(self.uniforms.bind_material)
+        self._state.reset()
+
     def _reset_state(self) -> None:
         GL.glBindVertexArray(0)
         GL.glUseProgram(0)
@@ -360,6 +384,7 @@ class Renderer:
     def release(self) -> None:
         """Free the model, the target and the programs (context current)."""
         if self.gpu is not None:
+            self.edges.release()
             self.skinning.release()
             self.gpu.release()
             self.gpu = None

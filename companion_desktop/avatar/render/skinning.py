@@ -79,6 +79,7 @@ class SkinningPass:
             if skinned is None:
                 skinned = by_key[key] = SkinnedSet(prim, prim.has_tangents)
                 self.sets.append(skinned)
+            prim.skinned_set = skinned
             prim.draw_vao = _draw_vao(prim, skinned, gpu.vertex_buffers(prim))
             self._vaos.append(prim.draw_vao)
         self._frame: Frame | None = None

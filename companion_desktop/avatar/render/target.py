@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from OpenGL import GL
 
-from .antialias import MODES, READ_REACH, PostPass, Region, grown
+from .antialias import FROM_COPY, MODES, READ_REACH, PostPass, Region, grown
 
 
 def unpremultiply(rgba: np.ndarray) -> np.ndarray:
@@ -66,10 +66,12 @@ class RenderTarget:
     ``resolve()`` leaves the finished picture in ``resolve_fbo``.
 
     ``aa`` says how edges are smoothed (``antialias.MODES``): ``"msaa"`` draws with
-    ``samples`` per pixel (falling back to one when the driver offers fewer), ``"post"``
-    draws with one into a texture and ``resolve()`` runs the post pass (``post``: a
-    shared ``antialias.PostPass``, else the target makes its own), ``"none"`` draws
-    with one. ``aa`` None: ``"msaa"`` when ``samples`` > 1, else ``"none"``."""
+    ``samples`` per pixel (falling back to one when the driver offers fewer), ``"lines"``
+    and ``"post"`` draw with one, and ``resolve()`` copies the picture into a texture
+    and draws the renderer's edge lines over it (``"lines"``, when the renderer left
+    them in ``post.lines``) or runs the post pass (``post``: a shared
+    ``antialias.PostPass``, else the target makes its own), ``"none"`` draws with one.
+    ``aa`` None: ``"msaa"`` when ``samples`` > 1, else ``"none"``."""
 
     def __init__(self, width: int, height: int, samples: int = 4, aa: str | None = None,
                  post: PostPass | None = None):
@@ -90,8 +92,8 @@ class RenderTarget:
         self._post, self._own_post = post, False
         self.resolve_fbo = self._framebuffer(0)
         self.draw_fbo = self._framebuffer(self.samples) if self.samples else self.resolve_fbo
-        self.copy_fbo = 0  # aa "post": the finished picture's copy, which the pass reads
-        if aa == "post":
+        self.copy_fbo = 0  # aa "lines", "post": the finished picture's copy, which they read
+        if aa in FROM_COPY:
             self.copy_fbo = self._framebuffer(0, texture=True)
             if self._post is None:
                 self._post, self._own_post = PostPass(), True
@@ -138,15 +140,22 @@ class RenderTarget:
 
     def resolve(self) -> None:
         """Finish the picture in ``resolve_fbo``: resolve the samples, or run the post
-        pass; nothing to do without antialiasing. The post pass copies the picture into
-        its texture (a plain memory copy on software GL) and redraws only edge pixels."""
-        if self.aa == "post":
+        pass or draw the edge lines; nothing to do without antialiasing. Both copy the
+        picture into a texture (a plain memory copy on software GL) and redraw only
+        edge pixels."""
+        if self.aa in FROM_COPY:
             region = self._post.regions.pop(self.draw_fbo, None)
+            lines = self._post.lines.pop(self.draw_fbo, None)
             if region is not None and (region[2] <= 0 or region[3] <= 0):
                 return  # nothing was drawn
             whole = (0, 0, self.width, self.height)
             self._copy(self.resolve_fbo, self.copy_fbo,
                        grown(region or whole, READ_REACH, self.width, self.height))
+            if lines is not None:
+                GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.resolve_fbo)
+                lines(self.texture, self.width, self.height)
+                GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
+                return
             self._post.run(self.texture, self.resolve_fbo, self.width, self.height, region)
             return
         if self.draw_fbo == self.resolve_fbo:

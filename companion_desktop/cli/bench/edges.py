@@ -1,6 +1,6 @@
 """Clean edges without a GPU (``bench --only edges``): for Hana and every shared VRM, how
 far each way of drawing edges is from a supersampled picture of the same frame, and what
-the post pass costs per picture.
+the edge lines and the post pass cost per picture.
 
 The frame is the one ``avatar render MODEL --pose rest --shot full --size 340x640`` draws
 (the overlay's size). The reference is the same frame drawn at 4x the width and height
@@ -8,8 +8,8 @@ with one sample per pixel and averaged 4x4 (premultiplied), its outlines kept at
 least width in pixels of the small picture. Edge pixels are those where the reference's
 alpha is strictly between 0 and 255, and their 8 neighbours; the error is the mean of
 |picture - reference| over the R, G, B and A values (premultiplied, 0..255) of those
-pixels. Time per picture: draw, edge pass and read-back, ``none`` and ``post`` drawn in
-alternating rounds, medians.
+pixels. Time per picture: draw, edge smoothing and read-back, ``none``, ``post`` and
+``lines`` drawn in turn, round after round, medians.
 """
 
 from __future__ import annotations
@@ -53,8 +53,9 @@ def rest_frame_of(model):  # noqa: ANN001, ANN201
 
 def measure_model(path: Path, rounds: int = 9, size: tuple[int, int] = SIZE,
                   context=None) -> dict[str, float]:  # noqa: ANN001
-    """Edge errors ``none``, ``post``, ``msaa`` and times ``none_ms``, ``post_ms`` for one
-    model (the context: the offscreen one of ``avatar render`` unless given)."""
+    """Edge errors ``none``, ``post``, ``lines`` (where the context has compute shaders),
+    ``msaa``, and times ``none_ms``, ``post_ms``, ``lines_ms`` for one model (the context:
+    the offscreen one of ``avatar render`` unless given)."""
     from companion_desktop.avatar.render.antialias import box_down, edge_error
     from companion_desktop.avatar.render.camera import frame_camera
     from companion_desktop.avatar.render.offscreen import OffscreenRenderer
@@ -66,9 +67,11 @@ def measure_model(path: Path, rounds: int = 9, size: tuple[int, int] = SIZE,
     camera = frame_camera(model, frame, "full", width / height)
     renderers: dict[str, OffscreenRenderer] = {}
     try:
-        for mode in ("none", "post", "msaa"):
+        for mode in ("none", "post", "lines", "msaa"):
             renderers[mode] = OffscreenRenderer(aa=mode, context=context)
             context = context or renderers[mode].context
+            if renderers[mode].renderer.aa != mode:  # no compute shaders: no lines here
+                renderers.pop(mode).close()
 
         def picture(mode: str, scale: int = 1):  # noqa: ANN202
             return renderers[mode].render(model, frame, width * scale, height * scale,
@@ -77,14 +80,15 @@ def measure_model(path: Path, rounds: int = 9, size: tuple[int, int] = SIZE,
         reference = box_down(picture("none", SUPERSAMPLE), SUPERSAMPLE)
         figures = {mode: edge_error(picture(mode), reference)[0] for mode in renderers}
         figures["edge_pixels"] = float(edge_error(picture("none"), reference)[1])
-        times: dict[str, list[float]] = {"none": [], "post": []}
+        timed = [mode for mode in ("none", "post", "lines") if mode in renderers]
+        times: dict[str, list[float]] = {mode: [] for mode in timed}
         for index in range(max(1, rounds)):
-            for mode in ("none", "post") if index % 2 else ("post", "none"):
+            for mode in timed[index % len(timed):] + timed[:index % len(timed)]:
                 start = time.perf_counter()
                 picture(mode)
                 times[mode].append((time.perf_counter() - start) * 1000)
-        figures["none_ms"] = statistics.median(times["none"])
-        figures["post_ms"] = statistics.median(times["post"])
+        for mode in timed:
+            figures[f"{mode}_ms"] = statistics.median(times[mode])
         return figures
     finally:
         for renderer in reversed(list(renderers.values())):  # the context's owner last
@@ -116,8 +120,8 @@ def run_edges_bench(rounds: int = 9, models: list[tuple[str, Path]] | None = Non
     report(f"edges ({width}x{height}, rest pose, full shot; error: mean |picture - reference| "
            f"over RGBA of edge pixels, 0..255, reference {SUPERSAMPLE}x{SUPERSAMPLE} "
            "supersampled):")
-    report(f"  {'model':48s} {'none':>6s} {'post':>6s} {'msaa':>6s}   "
-           f"{'none ms':>8s} {'post ms':>8s} {'ratio':>6s}")
+    report(f"  {'model':44s} {'none':>6s} {'post':>6s} {'lines':>6s} {'msaa':>6s}   "
+           f"{'none ms':>8s} {'post ms':>8s} {'lines ms':>8s}  {'post x':>6s} {'lines x':>7s}")
     results: dict[str, dict[str, float]] = {}
     for name, path in models if models is not None else edge_models():
         try:
@@ -126,8 +130,15 @@ def run_edges_bench(rounds: int = 9, models: list[tuple[str, Path]] | None = Non
             report(f"  no OpenGL context here ({error})")
             return results
         results[name] = f
-        report(f"  {name:48s} {f['none']:6.2f} {f['post']:6.2f} {f['msaa']:6.2f}   "
-               f"{f['none_ms']:8.2f} {f['post_ms']:8.2f} {f['post_ms'] / f['none_ms']:6.3f}")
+        lines = "lines" in f
+        report(f"  {name[:44]:44s} {f['none']:6.2f} {f['post']:6.2f} "
+               + (f"{f['lines']:6.2f}" if lines else f"{'-':>6s}") + f" {f['msaa']:6.2f}   "
+               f"{f['none_ms']:8.2f} {f['post_ms']:8.2f} "
+               + (f"{f['lines_ms']:8.2f}" if lines else f"{'-':>8s}")
+               + f"  {f['post_ms'] / f['none_ms']:6.3f} "
+               + (f"{f['lines_ms'] / f['none_ms']:7.3f}" if lines else f"{'-':>7s}"))
+    if results and not any("lines" in f for f in results.values()):
+        report("  lines: not measured (this OpenGL context has no compute shaders)")
     if models is None:
         report(_peer_line())
     return results

@@ -53,40 +53,10 @@ void main() {
 #else
     float share = 1.0;
 #endif
-    float width = u_outline_width * share;
-    // The least width (in NDC units across y) keeps a thin outline from breaking into
-    // dots between pixels; a width texture that thins the outline thins it too.
-    float least = width > 0.0 ? u_outline_least * share : 0.0;
-    vec4 surface = u_proj * u_view * world;
-    if (u_outline_mode == 1) {
-        world.xyz += n * width;
-    }
+    gl_Position = outline_clip(world, n, share);
+#else
+    gl_Position = u_proj * u_view * world;
 #endif
     v_world = world.xyz;
     v_normal = n;
-    gl_Position = u_proj * u_view * world;
-#ifdef OUTLINE
-    // NDC x units to y units: the picture's width / height (flip_y negates u_proj[1][1]).
-    float aspect = abs(u_proj[1][1] / u_proj[0][0]);
-    vec3 clip_normal = (u_proj * u_view * vec4(n, 0.0)).xyz;
-    vec2 across = clip_normal.xy * vec2(aspect, 1.0);
-    if (u_outline_mode == 2) {
-        if (length(clip_normal.xy) > 1e-8) {
-            vec2 offset = normalize(clip_normal.xy);
-            offset.x /= aspect;
-            gl_Position.xy += max(2.0 * width, least) * offset * gl_Position.w;
-        }
-    } else if (least > 0.0) {
-        // How far the hull moved this vertex on screen; pushed out to ``least`` when less.
-        vec2 moved = (gl_Position.xy / gl_Position.w - surface.xy / surface.w)
-                     * vec2(aspect, 1.0);
-        float distance = length(moved);
-        if (distance < least) {
-            vec2 direction = distance > 1e-3 * least ? moved / distance
-                             : (length(across) > 1e-8 ? normalize(across) : vec2(0.0));
-            vec2 ndc = surface.xy / surface.w + direction * least / vec2(aspect, 1.0);
-            gl_Position.xy = ndc * gl_Position.w;
-        }
-    }
-#endif
 }
