@@ -181,11 +181,11 @@ def _open_and_run(app, folder, instance, first, fixed_now, bring_forward) -> int
             """After the window's first picture, one part per turn of the event loop (a
             quit between parts goes ahead): her (the GL probe, the animation library, the
             host loading her model), the overlay, tray, voice and reminders."""
-            software = _software_gl()  # every picture costs CPU there: a post pass, no MSAA
+            software = _software_gl()  # every picture costs CPU there: edge lines, no MSAA
             yield
             animations = late["animations"] = _animations(db, service)
             yield
-            host = _avatar_host(db, animations, aa="post" if software else "msaa")
+            host = _avatar_host(db, animations, aa="lines" if software else "msaa")
             late["host"] = host
             window.set_host(host)
             yield

@@ -37,10 +37,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="play an animation: a built-in id (see `animations`) or a .vrma file")
     render.add_argument("--pose", choices=("relaxed", "rest"), default="relaxed",
                         help="relaxed: arms down (default); rest: the file's own rest pose")
-    render.add_argument("--aa", choices=("auto", "msaa", "post", "none"), default="auto",
-                        help="edge smoothing: auto (as the app draws here: post on software "
-                             "GL, msaa on a GPU), msaa (4 samples), post (a pass over the "
-                             "finished picture), none")
+    render.add_argument("--aa", choices=("auto", "msaa", "lines", "post", "none"),
+                        default="auto",
+                        help="edge smoothing: auto (as the app draws here: lines on software "
+                             "GL, msaa on a GPU), msaa (4 samples), lines (her silhouette's "
+                             "edges from the mesh, over the finished picture; post where "
+                             "OpenGL has no compute shaders), post (a pass over the finished "
+                             "picture), none")
 
 
 def _size(text: str) -> tuple[int, int]:

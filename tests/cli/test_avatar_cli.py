@@ -90,24 +90,23 @@ def test_truncated_real_model(tmp_path):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr and proc.stderr.strip()
 
 
-def _software_gl_here() -> bool:
-    """Whether this machine's offscreen GL is a software rasterizer (as the app checks)."""
+def _auto_mode_here() -> str:
+    """The edge mode the app would pick with this machine's offscreen OpenGL."""
     from companion_desktop.avatar.render.context import (
         OffscreenContext,
         RenderUnavailable,
-        gl_info,
         prefer_egl,
     )
 
     prefer_egl()  # before OpenGL is first imported
-    from companion_desktop.avatar.render.antialias import is_software
+    from companion_desktop.avatar.render.antialias import auto_mode
 
     try:
         context = OffscreenContext().create()
     except RenderUnavailable:
         pytest.skip("no offscreen OpenGL here")
     try:
-        return is_software(gl_info().get("renderer"))
+        return auto_mode()
     finally:
         context.release()
 
@@ -117,7 +116,7 @@ def test_render_edges_as_the_app_draws_them(tmp_path):
     model = SHARED_ASSETS / "vrm0" / "sphere.vrm"
     model_arg = str(model) if model.is_file() else "default"
     pictures, said = {}, {}
-    for aa in ("auto", "post", "none", "msaa"):
+    for aa in ("auto", "lines", "post", "none", "msaa"):
         out = tmp_path / f"{aa}.png"
         proc = avatar("render", model_arg, "--out", str(out), "--size", "68x128",
                       "--pose", "rest", "--shot", "full", "--aa", aa)
@@ -126,8 +125,10 @@ def test_render_edges_as_the_app_draws_them(tmp_path):
         said[aa] = proc.stdout
     assert "edges: post" in said["post"] and "edges: none" in said["none"]
     assert "edges: msaa" in said["msaa"]
+    assert "edges: lines" in said["lines"] or "edges: post" in said["lines"]  # no compute
     partial = {aa: int(((p[..., 3] > 0) & (p[..., 3] < 255)).sum()) for aa, p in pictures.items()}
     assert partial["none"] == 0 and partial["post"] > 10 and partial["msaa"] > 10
-    expected = "post" if _software_gl_here() else "msaa"
+    assert partial["lines"] > 10
+    expected = _auto_mode_here()
     assert f"edges: {expected}" in said["auto"]
     assert np.array_equal(pictures["auto"], pictures[expected])

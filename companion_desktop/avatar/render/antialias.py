@@ -95,9 +95,10 @@ class PostPass:
         self.program = Program("screen.vs.glsl", "antialias.frag.glsl")
         self.vao = int(GL.glGenVertexArrays(1))
         self.regions: dict[int, Region | None] = {}
-        #: A framebuffer's edge lines (``silhouette``), called with the picture's copy
-        #: (texture, width, height) instead of the full pass.
-        self.lines: dict[int, Callable[[int, int, int], None]] = {}
+        #: A framebuffer's edge lines (``silhouette``), called instead of the full pass
+        #: with the textures of the picture's copy, its depth and the picture, and its
+        #: width and height.
+        self.lines: dict[int, Callable[[int, int, int, int, int], None]] = {}
         self.program.use()
         self.program.set_int("u_picture", 0)
         GL.glUseProgram(0)

@@ -207,8 +207,8 @@ class Renderer:
                 self._draw_primitive(frame, index, prim, slot, params, True, flip_y)
         self._reset_state()
         if self.aa == "lines" and self.post is not None:
-            self.post.lines[fbo] = lambda texture, w, h: self._draw_edges(
-                frame, ordered, table, flip_y, texture, w, h)
+            self.post.lines[fbo] = lambda *textures_and_size: self._draw_edges(
+                frame, ordered, table, flip_y, *textures_and_size)
         if target_fbo is None:
             self.target.resolve()
             self._last_read = (self.target.resolve_fbo, width, height)
@@ -357,10 +357,11 @@ class Renderer:
         self._state.texture(unit, GL.GL_TEXTURE_BUFFER, prim.morph_tex or self.gpu.empty_tbo)
 
     def _draw_edges(self, frame: Frame, ordered, table: MaterialTable, flip_y: bool,
-                    picture: int, width: int, height: int) -> None:
-        """Her silhouette's edge lines over the finished picture (``silhouette``)."""
+                    copy: int, depth: int, picture: int, width: int, height: int) -> None:
+        """Her silhouette's edge lines over the finished picture (``silhouette``):
+        ``picture`` and ``depth`` are its textures, ``copy`` a copy of the first."""
         edges = self.edges
-        edges.begin(picture, width, height)
+        edges.begin(copy, depth, picture, width, height)
         for _index, prim in ordered:
             slot, params = table.slot(prim.material)
             preskinned = prim.skin is not None

@@ -24,7 +24,6 @@ from collections.abc import Callable
 
 import numpy as np
 from OpenGL import GL
-from OpenGL.raw.GL.VERSION.GL_2_0 import glVertexAttribPointer as _raw_attrib_pointer
 
 from .gpu import GpuModel, GpuPrimitive
 from .materials import SLOTS, MaterialParams
@@ -32,8 +31,8 @@ from .program import Program
 
 _FLOAT = 4
 #: Texture units of the passes (above the draw shaders' slots and buffers): the
-#: picture's copy, the vertices' places on screen, the edges.
-PICTURE_UNIT, PLACES_UNIT, EDGES_UNIT = 15, 13, 14
+#: picture's copy, the vertices' places on screen, the edges, the picture's depth.
+PICTURE_UNIT, PLACES_UNIT, EDGES_UNIT, DEPTH_UNIT = 15, 13, 14, 12
 OUTLINE_UNIT = SLOTS.index("outline")
 #: Edges between faces closer than this to one plane are no edges (``mesh_edges``).
 FLAT_DEGREES = 1.0
@@ -105,7 +104,7 @@ def _entry(name: str, *argtypes):  # noqa: ANN202
     return raw
 
 
-_U, _PTR = ctypes.c_uint, ctypes.c_void_p
+_U, _INT = ctypes.c_uint, ctypes.c_int
 
 
 class _Compute:
@@ -114,10 +113,11 @@ class _Compute:
     def __init__(self) -> None:
         self.dispatch = _entry("glDispatchCompute", _U, _U, _U)
         self.barrier = _entry("glMemoryBarrier", _U)
-        self.draw_indirect = _entry("glDrawArraysIndirect", _U, _PTR)
+        self.bind_image = _entry("glBindImageTexture", _U, _U, _INT, ctypes.c_ubyte, _INT,
+                                 _U, _U)
 
     def __bool__(self) -> bool:
-        return None not in (self.dispatch, self.barrier, self.draw_indirect)
+        return None not in (self.dispatch, self.barrier, self.bind_image)
 
 
 def supported() -> bool:
@@ -155,7 +155,7 @@ class _Raw:
     """Unchecked entry points for the per-picture calls (``glcalls``' way)."""
 
     def __init__(self) -> None:
-        from OpenGL.raw.GL.VERSION import GL_1_1, GL_1_3, GL_1_5, GL_2_0, GL_3_0
+        from OpenGL.raw.GL.VERSION import GL_1_1, GL_1_3, GL_2_0, GL_3_0
 
         from .glcalls import _entry as entry
         from .glcalls import _with_pointer
@@ -163,8 +163,6 @@ class _Raw:
         self.use_program = entry(GL_2_0.glUseProgram)
         self.active_texture = entry(GL_1_3.glActiveTexture)
         self.bind_texture = entry(GL_1_1.glBindTexture)
-        self.bind_buffer = entry(GL_1_5.glBindBuffer)
-        self.bind_vertex_array = entry(GL_3_0.glBindVertexArray)
         self.bind_buffer_base = entry(GL_3_0.glBindBufferBase)
         self.uniform_1ui = entry(GL_3_0.glUniform1ui)
         self.uniform_2f = entry(GL_2_0.glUniform2f)
@@ -179,8 +177,6 @@ class _Raw:
 
 _RAW: _Raw | None = None  # made with the first EdgeLines (a context current)
 _GROUP = 64  # local_size_x of both compute passes
-_RESET = np.array([0, 1, 0, 0], np.uint32)  # the indirect draw: no vertices, one instance
-_LINE_VERTEX = 32  # bytes: clip position, then the line's ends
 
 
 class _Places:
@@ -214,9 +210,8 @@ class EdgeLines:
     ``begin`` a picture, ``add`` each primitive drawn, ``finish``.
 
     ``finish`` runs two compute passes per primitive: its vertices placed on screen
-    (``edge_points.comp.glsl``), then its edges tested (``edges.comp.glsl``), which
-    appends each silhouette edge the picture shows to one buffer of lines; one indirect
-    draw then draws them all (``edges.vert.glsl``, ``edges.frag.glsl``)."""
+    (``edge_points.comp.glsl``), then its edges tested and the silhouette ones the
+    picture shows walked pixel by pixel (``edges.comp.glsl``)."""
 
     def __init__(self, gpu: GpuModel) -> None:
         global _RAW
@@ -227,17 +222,9 @@ class EdgeLines:
         self._programs: dict[tuple, Program] = {}
         self._edges: dict[tuple, _Edges] = {}  # per index set
         self._places: dict[int, _Places] = {}  # per primitive (by id)
-        self.command = _storage(_RESET, usage=GL.GL_DYNAMIC_DRAW)
-        self.lines = 0
-        self._capacity = 0  # line vertices ``lines`` holds
-        self.draw_program = Program("edges.vert.glsl", "edges.frag.glsl")
-        self.draw_program.use()
-        self.draw_program.set_int("u_picture", PICTURE_UNIT)
-        GL.glUseProgram(0)
-        self.vao = int(GL.glGenVertexArrays(1))
         self._size = (1.0, 1.0)
         self._queue: list[tuple] = []
-        self._picture = 0
+        self._textures = (0, 0, 0)  # the picture's copy, its depth, the picture
 
     def edges(self, prim: GpuPrimitive) -> _Edges:
         """``prim``'s edges (found on first use, shared by primitives with its arrays)."""
@@ -247,24 +234,6 @@ class EdgeLines:
             found = self._edges[key] = _Edges(mesh_edges(prim.primitive.indices,
                                                          prim.primitive.positions))
         return found
-
-    def _reserve(self) -> None:
-        """Room in ``lines`` for every edge of every primitive and of its hull."""
-        needed = 2 * 6 * sum(self.edges(prim).count for prim in self.gpu.primitives)
-        if needed <= self._capacity:
-            return
-        if self.lines:
-            GL.glDeleteBuffers(1, np.array([self.lines], np.uint32))
-        self.lines = _storage(None, needed * _LINE_VERTEX, GL.GL_DYNAMIC_COPY)
-        self._capacity = needed
-        GL.glBindVertexArray(self.vao)
-        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self.lines)
-        for location in (0, 1):
-            GL.glEnableVertexAttribArray(location)
-            _raw_attrib_pointer(location, 4, GL.GL_FLOAT, GL.GL_FALSE, _LINE_VERTEX,
-                                ctypes.c_void_p(16 * location))
-        GL.glBindVertexArray(0)
-        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
 
     def _program(self, name: str, outline: bool, tex_outline: bool = False,
                  preskinned: bool = False) -> Program:
@@ -281,22 +250,19 @@ class EdgeLines:
             program = Program(name, None, defines)
             program.use()
             for sampler, unit in (("u_tex_outline", OUTLINE_UNIT), ("u_picture", PICTURE_UNIT),
-                                  ("u_clips", PLACES_UNIT), ("u_edges", EDGES_UNIT)):
+                                  ("u_clips", PLACES_UNIT), ("u_edges", EDGES_UNIT),
+                                  ("u_depth", DEPTH_UNIT), ("u_out", 0)):
                 program.set_int(sampler, unit)
             program.set_float("u_depth_bias", DEPTH_BIAS)
             GL.glUseProgram(0)
             self._programs[key] = program
         return program
 
-    def begin(self, picture: int, width: int, height: int) -> None:
-        """Start a picture's lines (width x height pixels); ``picture`` is a copy of
-        it (a 2D texture)."""
-        self._reserve()
-        GL.glBindBuffer(GL.GL_SHADER_STORAGE_BUFFER, self.command)
-        GL.glBufferSubData(GL.GL_SHADER_STORAGE_BUFFER, 0, _RESET.nbytes, _RESET)
-        GL.glBindBuffer(GL.GL_SHADER_STORAGE_BUFFER, 0)
+    def begin(self, copy: int, depth: int, picture: int, width: int, height: int) -> None:
+        """Start the lines of a picture of width x height pixels: ``picture`` is its
+        colour texture (RGBA8), ``copy`` a copy of it, ``depth`` its depth texture."""
         self._queue = []
-        self._picture = picture
+        self._textures = (copy, depth, picture)
         self._size = (float(width), float(height))
 
     def add(self, prim: GpuPrimitive, params: MaterialParams, slot: int,
@@ -310,19 +276,18 @@ class EdgeLines:
             self._queue.append((prim, params, slot, model_matrix, visible))
 
     def finish(self, bind_material: Callable[[int], None]) -> None:
-        """Find the lines of everything added and draw them into the framebuffer bound
-        now (its depth tested, not written), reading the picture's copy.
+        """Place, test and walk the edges of everything added, writing the picture.
         ``bind_material(slot)`` binds a material's record."""
         c, raw = self.gl, _RAW
-        c.barrier(GL.GL_TEXTURE_FETCH_BARRIER_BIT)
-        raw.texture(PICTURE_UNIT, GL.GL_TEXTURE_2D, self._picture)
+        copy, depth, picture = self._textures
         for prim, params, slot, matrix, _visible in self._queue:
             if params.has_outline:
                 bind_material(slot)
             self._place(prim, params, matrix)
         c.barrier(GL.GL_SHADER_STORAGE_BARRIER_BIT | GL.GL_TEXTURE_FETCH_BARRIER_BIT)
-        raw.bind_buffer_base(GL.GL_SHADER_STORAGE_BUFFER, 5, self.command)
-        raw.bind_buffer_base(GL.GL_SHADER_STORAGE_BUFFER, 6, self.lines)
+        raw.texture(PICTURE_UNIT, GL.GL_TEXTURE_2D, copy)
+        raw.texture(DEPTH_UNIT, GL.GL_TEXTURE_2D, depth)
+        c.bind_image(0, picture, 0, GL.GL_FALSE, 0, GL.GL_WRITE_ONLY, GL.GL_RGBA8)
         for prim, params, _slot, _matrix, visible in self._queue:
             edges = self.edges(prim)
             program = self._program("edges.comp.glsl", params.has_outline)
@@ -334,21 +299,9 @@ class EdgeLines:
             raw.texture(EDGES_UNIT, GL.GL_TEXTURE_BUFFER, edges.texture)
             c.dispatch(-(-edges.count // _GROUP), 1, 1)
         self._queue = []
-        c.barrier(GL.GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL.GL_COMMAND_BARRIER_BIT)
-        GL.glViewport(0, 0, int(self._size[0]), int(self._size[1]))
-        GL.glEnable(GL.GL_DEPTH_TEST)
-        GL.glDepthFunc(GL.GL_LEQUAL)
-        GL.glDepthMask(GL.GL_FALSE)
-        GL.glDisable(GL.GL_BLEND)
-        GL.glDisable(GL.GL_CULL_FACE)
-        raw.use_program(self.draw_program.id)
-        raw.bind_vertex_array(self.vao)
-        raw.bind_buffer(GL.GL_DRAW_INDIRECT_BUFFER, self.command)
-        c.draw_indirect(GL.GL_LINES, None)
-        raw.bind_buffer(GL.GL_DRAW_INDIRECT_BUFFER, 0)
-        raw.bind_vertex_array(0)
+        c.barrier(GL.GL_FRAMEBUFFER_BARRIER_BIT | GL.GL_TEXTURE_UPDATE_BARRIER_BIT
+                  | GL.GL_PIXEL_BUFFER_BARRIER_BIT | GL.GL_TEXTURE_FETCH_BARRIER_BIT)
         raw.use_program(0)
-        GL.glDepthMask(GL.GL_TRUE)
         raw.active_texture(GL.GL_TEXTURE0)
 
     def _place(self, prim: GpuPrimitive, params: MaterialParams,
@@ -390,16 +343,9 @@ class EdgeLines:
         self.gl.dispatch(-(-prim.vertex_count // _GROUP), 1, 1)
 
     def release(self) -> None:
-        for program in (*self._programs.values(), self.draw_program):
+        for program in self._programs.values():
             program.release()
         self._programs.clear()
         for held in (*self._edges.values(), *self._places.values()):
             held.release()
         self._edges, self._places = {}, {}
-        if self.vao:
-            GL.glDeleteVertexArrays(1, np.array([self.vao], np.uint32))
-            self.vao = 0
-        buffers = [b for b in (self.command, self.lines) if b]
-        if buffers:
-            GL.glDeleteBuffers(len(buffers), np.array(buffers, np.uint32))
-        self.lines = self.command = self._capacity = 0

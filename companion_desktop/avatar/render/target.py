@@ -89,8 +89,9 @@ class RenderTarget:
         self._framebuffers: list[int] = []
         self._textures: list[int] = []
         self.texture = 0  # the post pass's input (aa "post")
+        self.colour = self.depth = 0  # aa "lines": the picture's textures, which they use
         self._post, self._own_post = post, False
-        self.resolve_fbo = self._framebuffer(0)
+        self.resolve_fbo = self._framebuffer(0, textures=aa == "lines")
         self.draw_fbo = self._framebuffer(self.samples) if self.samples else self.resolve_fbo
         self.copy_fbo = 0  # aa "lines", "post": the finished picture's copy, which they read
         if aa in FROM_COPY:
@@ -98,14 +99,24 @@ class RenderTarget:
             if self._post is None:
                 self._post, self._own_post = PostPass(), True
 
-    def _framebuffer(self, samples: int, texture: bool = False) -> int:
+    def _framebuffer(self, samples: int, texture: bool = False, textures: bool = False) -> int:
         """A framebuffer with colour and depth renderbuffers; ``texture``: only a colour
-        texture, which the post pass reads (bilinear, clamped)."""
+        texture, which the post pass reads (bilinear, clamped); ``textures``: colour and
+        depth textures (``colour``, ``depth``), which the edge lines read and write."""
         fbo = int(GL.glGenFramebuffers(1))
         self._framebuffers.append(fbo)
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, fbo)
         attachments = [(GL.GL_RGBA8, GL.GL_COLOR_ATTACHMENT0),
                        (GL.GL_DEPTH24_STENCIL8, GL.GL_DEPTH_STENCIL_ATTACHMENT)]
+        if textures:
+            self.colour = self._texture(GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE)
+            self.depth = self._texture(GL.GL_DEPTH_COMPONENT24, GL.GL_DEPTH_COMPONENT,
+                                       GL.GL_UNSIGNED_INT)
+            GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0,
+                                      GL.GL_TEXTURE_2D, self.colour, 0)
+            GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, GL.GL_DEPTH_ATTACHMENT,
+                                      GL.GL_TEXTURE_2D, self.depth, 0)
+            attachments = []
         if texture:
             self.texture = int(GL.glGenTextures(1))
             self._textures.append(self.texture)
@@ -138,6 +149,21 @@ class RenderTarget:
             raise RuntimeError(f"framebuffer incomplete (0x{int(status):x}, {samples} samples)")
         return fbo
 
+    def _texture(self, internal: int, fmt: int, kind: int) -> int:
+        """A width x height texture, read texel by texel (nearest, clamped)."""
+        texture = int(GL.glGenTextures(1))
+        self._textures.append(texture)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
+        GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, internal, self.width, self.height, 0, fmt, kind,
+                        None)
+        for name, value in ((GL.GL_TEXTURE_MIN_FILTER, GL.GL_NEAREST),
+                            (GL.GL_TEXTURE_MAG_FILTER, GL.GL_NEAREST),
+                            (GL.GL_TEXTURE_WRAP_S, GL.GL_CLAMP_TO_EDGE),
+                            (GL.GL_TEXTURE_WRAP_T, GL.GL_CLAMP_TO_EDGE)):
+            GL.glTexParameteri(GL.GL_TEXTURE_2D, name, value)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        return texture
+
     def resolve(self) -> None:
         """Finish the picture in ``resolve_fbo``: resolve the samples, or run the post
         pass or draw the edge lines; nothing to do without antialiasing. Both copy the
@@ -151,10 +177,8 @@ class RenderTarget:
             whole = (0, 0, self.width, self.height)
             self._copy(self.resolve_fbo, self.copy_fbo,
                        grown(region or whole, READ_REACH, self.width, self.height))
-            if lines is not None:
-                GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.resolve_fbo)
-                lines(self.texture, self.width, self.height)
-                GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
+            if lines is not None and self.colour:
+                lines(self.texture, self.depth, self.colour, self.width, self.height)
                 return
             self._post.run(self.texture, self.resolve_fbo, self.width, self.height, region)
             return

@@ -87,7 +87,8 @@ class AvatarHost(QObject):
         super().__init__()
         self.director = director  # avatar.animation.director.Director, or None: relaxed pose
         self.samples = samples  # multisampling of her pictures (0 on software GL)
-        self.aa = aa  # msaa, post (software GL), none; None: msaa with ``samples``
+        self.aa = aa  # msaa, lines (software GL; post without compute shaders), post, none;
+        # None: msaa with ``samples``
         self.model: VrmModel | None = None
         self.runtime: AvatarRuntime | None = None
         self.frame: Frame | None = None

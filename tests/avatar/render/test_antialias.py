@@ -1,5 +1,6 @@
 """Clean edges without a GPU: the post pass, the outline's least width, the edge error
-and the ``bench --only edges`` table (EGL; llvmpipe is fine)."""
+and the ``bench --only edges`` table (EGL; llvmpipe is fine). The edge lines have
+``test_edge_lines.py``."""
 
 from __future__ import annotations
 
@@ -114,7 +115,9 @@ def test_bench_edges_on_one_small_model():
     assert lines[0].startswith("edges (340x640") and "sphere" in lines[-1]
     sphere = figures["sphere"]
     assert sphere["post"] < 0.8 * sphere["none"] and sphere["msaa"] < sphere["none"]
-    assert sphere["none_ms"] > 0 and sphere["post_ms"] > 0
+    assert sphere["lines"] < 0.5 * sphere["none"]  # llvmpipe has compute shaders
+    assert sphere["none_ms"] > 0 and sphere["post_ms"] > 0 and sphere["lines_ms"] > 0
+    assert "lines" in lines[1] and "lines x" in lines[1]
 
 
 def test_auto_mode_names_the_same_software_rasterizers_as_the_app():
@@ -122,5 +125,6 @@ def test_auto_mode_names_the_same_software_rasterizers_as_the_app():
     from companion_desktop.ui.avatar.gl_probe import SOFTWARE_RENDERERS as APP_LIST
 
     assert SOFTWARE_RENDERERS == APP_LIST
-    assert auto_mode("llvmpipe (LLVM 15.0.6, 256 bits)") == "post"
+    assert auto_mode("llvmpipe (LLVM 15.0.6, 256 bits)", compute=False) == "post"
+    assert auto_mode("llvmpipe (LLVM 15.0.6, 256 bits)", compute=True) == "lines"
     assert auto_mode("NVIDIA GeForce RTX 4070/PCIe/SSE2") == "msaa"

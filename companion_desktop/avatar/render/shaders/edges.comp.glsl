@@ -1,46 +1,48 @@
-// Edge lines (``silhouette.py``), second pass: one edge per invocation (of the surface,
-// and with OUTLINE of its hull too: ``clips`` then holds both places of each vertex),
-// ``c, a, b, d``
+// Edge lines (``silhouette.py``), second pass: one edge per invocation, ``c, a, b, d``,
 // where a, b, c is a face in winding order and b, a, d the face across the edge
-// (d == c: an open edge). An edge whose two faces turn opposite ways on screen is on
-// the silhouette, and so is an open edge of a face that is drawn: it is appended to
-// ``lines`` as a one-pixel line (two vertices: clip position, then both ends in window
-// pixels), pulled a little towards the eye so that it passes the depth test on the
-// surface it edges. ``command`` is the indirect draw that draws them all.
+// (d == c: an open edge). With OUTLINE each edge is tested twice: on the surface and on
+// its MToon hull (``u_clips`` then holds both places of each vertex, in turn).
+//
+// An edge whose two faces turn opposite ways on screen is on the silhouette, and so is
+// an open edge of a face that is drawn. Where the picture changes across it, the edge
+// is walked one pixel per column (or row, for a steep edge), as a line is rasterised:
+// each pixel it crosses that is not in front of it (depth) takes, from its neighbour
+// across the edge, the exact share of its square that lies beyond the edge. Reads the
+// picture's copy and depth, writes the picture; premultiplied in and out, so colour
+// never exceeds alpha.
 layout(local_size_x = 64) in;
 uniform samplerBuffer u_clips;
 uniform usamplerBuffer u_edges;
-layout(std430, binding = 5) buffer Command {
-    uint vertex_count;
-    uint instance_count;
-    uint first_vertex;
-    uint base_instance;
-};
-layout(std430, binding = 6) writeonly buffer Lines { vec4 lines[]; };
+uniform sampler2D u_picture;  // the finished picture's copy
+uniform sampler2D u_depth;    // its depth (0..1)
+layout(rgba8) uniform writeonly image2D u_out;  // the picture
 uniform uint u_count;         // edges
 uniform vec2 u_size;          // the picture, pixels
 // Which faces are drawn, the surface's then (with OUTLINE) the hull's: +1 the front
 // ones, -1 the back ones, 0 both.
 uniform vec2 u_visible;
 uniform float u_depth_bias;   // world units
-uniform sampler2D u_picture;  // the finished picture
+const int LONGEST = 4096;     // pixels walked along one edge at most
+const float THIN = 0.1;       // how far a thin line stands out (luma + alpha)
+
+ivec2 g_last;                 // the last pixel of the picture
+
+vec4 pixel(ivec2 p) {
+    return texelFetch(u_picture, clamp(p, ivec2(0), g_last), 0);
+}
 
 // True when the picture differs across the edge at its middle (a hidden or unseen edge
-// has the same surface on both sides there, and its line would change nothing).
-bool seen(vec4 ends) {
-    vec2 middle = 0.5 * (ends.xy + ends.zw);
-    vec2 d = ends.zw - ends.xy;
+// has the same surface on both sides there, and walking it would change nothing).
+bool seen(vec2 from, vec2 to) {
+    vec2 d = to - from;
     ivec2 across = abs(d.x) >= abs(d.y) ? ivec2(0, 1) : ivec2(1, 0);
-    ivec2 last = textureSize(u_picture, 0) - 1;
-    ivec2 p = ivec2(floor(middle));
-    vec4 one = texelFetch(u_picture, clamp(p - across, ivec2(0), last), 0);
-    vec4 two = texelFetch(u_picture, clamp(p + across, ivec2(0), last), 0);
-    vec4 here = texelFetch(u_picture, clamp(p, ivec2(0), last), 0);
-    vec4 step = max(abs(here - one), abs(here - two));
+    ivec2 p = ivec2(floor(0.5 * (from + to)));
+    vec4 here = pixel(p);
+    vec4 step = max(abs(here - pixel(p - across)), abs(here - pixel(p + across)));
     return max(max(step.r, step.g), max(step.b, step.a)) > 2.0 / 255.0;
 }
 
-// ``p`` moved ``u_depth_bias`` (world units) towards the eye along its ray: the band
+// ``p`` moved ``u_depth_bias`` (world units) towards the eye along its ray: the edge
 // then passes the depth test on the surface it edges, which turns away steeply there,
 // and not behind anything nearer.
 vec4 nearer(vec4 p) {
@@ -55,9 +57,79 @@ float turn(vec4 a, vec4 b, vec4 c) {  // twice the signed screen area (NDC) of a
     return q.x * r.y - q.y * r.x;
 }
 
-// The edge a -> b of faces a, b, c and b, a, d (or open: ``open``) as a line when it is
-// on the silhouette and the picture shows something across it.
-void edge_line(vec4 c, vec4 a, vec4 b, vec4 d, bool open, float visible) {
+// True when ``own`` stands out from both its neighbours across the edge the same way
+// (darker, or lighter, than both): a line one pixel wide, which blending from either
+// side would break into dots.
+bool thin(vec4 own, vec4 one, vec4 two) {
+    float o = dot(own, vec4(0.2126, 0.7152, 0.0722, 1.0));
+    float a = dot(one, vec4(0.2126, 0.7152, 0.0722, 1.0));
+    float b = dot(two, vec4(0.2126, 0.7152, 0.0722, 1.0));
+    return (o < a - THIN && o < b - THIN) || (o > a + THIN && o > b + THIN);
+}
+
+// The area of a unit square beyond a line ``t`` (>= 0) from its centre, whose normal
+// has components of sizes ``a`` >= ``b`` (a^2 + b^2 = 1).
+float beyond(float t, float a, float b) {
+    float corner = 0.5 * (a + b);
+    if (t >= corner) {
+        return 0.0;
+    }
+    if (t <= 0.5 * (a - b)) {
+        return 0.5 - t / a;
+    }
+    float s = corner - t;
+    return s * s / (2.0 * a * b);
+}
+
+// Walk the edge from ``from`` to ``to`` (window pixels, depths 0..1 ``depths``).
+void walk(vec2 from, vec2 to, vec2 depths) {
+    vec2 d = to - from;
+    float size = length(d);
+    if (size < 1e-4) {
+        return;  // seen end-on
+    }
+    vec2 normal = vec2(-d.y, d.x) / size;
+    float a = max(abs(normal.x), abs(normal.y));
+    float b = min(abs(normal.x), abs(normal.y));
+    bool wide = abs(d.x) >= abs(d.y);  // one pixel per column, else per row
+    float start = wide ? from.x : from.y;
+    float span = wide ? d.x : d.y;
+    float lo = min(start, start + span);
+    int first = int(ceil(lo - 0.5));
+    int last = min(int(ceil(max(start, start + span) - 0.5)) - 1, first + LONGEST);
+    for (int k = first; k <= last; ++k) {
+        float t = (float(k) + 0.5 - start) / span;
+        vec2 on = from + t * d;
+        ivec2 p = ivec2(floor(on));
+        if (wide) {
+            p.x = k;
+        } else {
+            p.y = k;
+        }
+        if (any(lessThan(p, ivec2(0))) || any(greaterThan(p, g_last))) {
+            continue;
+        }
+        if (mix(depths.x, depths.y, t) > texelFetch(u_depth, p, 0).r) {
+            continue;  // something nearer covers this pixel
+        }
+        vec2 centre = vec2(p) + 0.5;
+        float off = dot(normal, from - centre);  // towards the edge, along its normal
+        float share = beyond(abs(off), a, b);
+        if (share <= 0.0) {
+            continue;
+        }
+        ivec2 across = wide ? ivec2(0, normal.y * off >= 0.0 ? 1 : -1)
+                            : ivec2(normal.x * off >= 0.0 ? 1 : -1, 0);
+        vec4 own = pixel(p);
+        vec4 other = pixel(p + across);
+        if (thin(own, other, pixel(p - across))) {
+            continue;  // a line one pixel wide (her outline, thin): kept whole
+        }
+        imageStore(u_out, p, mix(own, other, share));
+    }
+}
+
+void edge(vec4 c, vec4 a, vec4 b, vec4 d, bool open, float visible) {
     if (min(min(a.w, b.w), min(c.w, d.w)) <= 0.0) {
         return;
     }
@@ -67,18 +139,19 @@ void edge_line(vec4 c, vec4 a, vec4 b, vec4 d, bool open, float visible) {
     if (!silhouette) {
         return;
     }
-    vec2 half_size = u_size * 0.5;
-    vec4 ends = vec4((a.xy / a.w + 1.0) * half_size, (b.xy / b.w + 1.0) * half_size);
-    if (!seen(ends)) {
+    vec2 half_size = 0.5 * u_size;
+    vec2 from = (a.xy / a.w + 1.0) * half_size;
+    vec2 to = (b.xy / b.w + 1.0) * half_size;
+    if (!seen(from, to)) {
         return;
     }
     a = nearer(a);
     b = nearer(b);
-    uint at = atomicAdd(vertex_count, 2u) * 2u;
-    lines[at] = a;
-    lines[at + 1u] = ends;
-    lines[at + 2u] = b;
-    lines[at + 3u] = ends;
+    walk(from, to, 0.5 * vec2(a.z / a.w, b.z / b.w) + 0.5);
+}
+
+vec4 place(uint vertex) {
+    return texelFetch(u_clips, int(vertex));
 }
 
 void main() {
@@ -86,14 +159,15 @@ void main() {
     if (index >= u_count) {
         return;
     }
-    uvec4 edge = texelFetch(u_edges, int(index));
-    bool open = edge.w == edge.x;
+    g_last = ivec2(u_size) - 1;
+    uvec4 e = texelFetch(u_edges, int(index));
+    bool open = e.w == e.x;
 #ifdef OUTLINE
-    uvec4 at = 2u * edge;
-    edge_line(texelFetch(u_clips, int(at.x)), texelFetch(u_clips, int(at.y)), texelFetch(u_clips, int(at.z)), texelFetch(u_clips, int(at.w)), open, u_visible.x);
+    uvec4 at = 2u * e;
+    edge(place(at.x), place(at.y), place(at.z), place(at.w), open, u_visible.x);
     at += 1u;
-    edge_line(texelFetch(u_clips, int(at.x)), texelFetch(u_clips, int(at.y)), texelFetch(u_clips, int(at.z)), texelFetch(u_clips, int(at.w)), open, u_visible.y);
+    edge(place(at.x), place(at.y), place(at.z), place(at.w), open, u_visible.y);
 #else
-    edge_line(texelFetch(u_clips, int(edge.x)), texelFetch(u_clips, int(edge.y)), texelFetch(u_clips, int(edge.z)), texelFetch(u_clips, int(edge.w)), open, u_visible.x);
+    edge(place(e.x), place(e.y), place(e.z), place(e.w), open, u_visible.x);
 #endif
 }
