@@ -97,7 +97,13 @@ def _software() -> bool:
 
 
 def _app_aa() -> str:
-    return "post" if _software() else "msaa"
+    """What the app draws edges with here: edge lines on software GL (the post pass in a
+    checkout from before them), multisampling on a GPU."""
+    if not _software():
+        return "msaa"
+    from companion_desktop.avatar.render import antialias
+
+    return "lines" if "lines" in antialias.MODES else "post"
 
 
 def line(result: dict) -> str:
