@@ -31,8 +31,9 @@ from .program import Program
 
 _FLOAT = 4
 #: Texture units of the passes (above the draw shaders' slots and buffers): the
-#: picture's copy, the vertices' places on screen, the edges, the picture's depth.
-PICTURE_UNIT, PLACES_UNIT, EDGES_UNIT, DEPTH_UNIT = 15, 13, 14, 12
+#: picture's copy, the vertices' places on screen, the edges, the picture's depth, each
+#: edge's primitive, the primitives' records.
+PICTURE_UNIT, PLACES_UNIT, EDGES_UNIT, DEPTH_UNIT, SLOTS_UNIT, PARTS_UNIT = 15, 13, 14, 12, 11, 10
 OUTLINE_UNIT = SLOTS.index("outline")
 #: Edges between faces closer than this to one plane are no edges (``mesh_edges``).
 FLAT_DEGREES = 1.0
@@ -179,39 +180,59 @@ _RAW: _Raw | None = None  # made with the first EdgeLines (a context current)
 _GROUP = 64  # local_size_x of both compute passes
 
 
-class _Places:
-    """Where one primitive's vertices are on screen this picture (and on its hull)."""
+class _Held:
+    """A buffer and a buffer texture over it."""
 
-    def __init__(self, vertices: int, places: int) -> None:
-        self.places = places
-        self.buffer = _storage(None, vertices * 16 * places, GL.GL_DYNAMIC_COPY)
-        self.texture = _texels(self.buffer, GL.GL_RGBA32F)
+    def __init__(self, data: np.ndarray | None, size: int, fmt: int, usage: int) -> None:
+        self.buffer = _storage(data, size, usage)
+        self.texture = _texels(self.buffer, fmt)
 
     def release(self) -> None:
         GL.glDeleteTextures(np.array([self.texture], np.uint32))
         GL.glDeleteBuffers(1, np.array([self.buffer], np.uint32))
 
 
-class _Edges:
-    """One mesh's edges (``mesh_edges``), as the edge pass reads them."""
+class _Layout:
+    """The whole model in one edge pass: every primitive's vertices' places in one
+    buffer (from its ``base``: the surface's place of each vertex, followed by its
+    hull's when the primitive is ``outlined``), every edge of the model in one list of
+    place indices, each edge's primitive, and a record per primitive written each
+    picture."""
 
-    def __init__(self, edges: np.ndarray) -> None:
+    def __init__(self, prims: list[GpuPrimitive], outlined: tuple[bool, ...],
+                 edges_of: Callable[[GpuPrimitive], np.ndarray]) -> None:
+        self.outlined = outlined
+        self.bases: list[int] = []
+        lists, slots, total = [], [], 0
+        for slot, (prim, hull) in enumerate(zip(prims, outlined, strict=True)):
+            places = 2 if hull else 1
+            self.bases.append(total)
+            edges = edges_of(prim)
+            if len(edges):
+                lists.append(total + places * edges.astype(np.int64))
+                slots.append(np.full(len(edges), slot, np.uint32))
+            total += prim.vertex_count * places
+        edges = np.concatenate(lists).astype(np.uint32) if lists else np.zeros((0, 4), np.uint32)
         self.count = len(edges)
-        self.buffer = _storage(edges)
-        self.texture = _texels(self.buffer, GL.GL_RGBA32UI)
+        self.places = _Held(None, total * 16, GL.GL_RGBA32F, GL.GL_DYNAMIC_COPY)
+        self.edges = _Held(edges, 0, GL.GL_RGBA32UI, GL.GL_STATIC_DRAW)
+        self.slots = _Held(np.concatenate(slots) if slots else np.zeros(0, np.uint32), 0,
+                           GL.GL_R32UI, GL.GL_STATIC_DRAW)
+        self.parts = _Held(None, len(prims) * 16, GL.GL_RGBA32F, GL.GL_DYNAMIC_DRAW)
 
     def release(self) -> None:
-        GL.glDeleteTextures(np.array([self.texture], np.uint32))
-        GL.glDeleteBuffers(1, np.array([self.buffer], np.uint32))
+        for held in (self.places, self.edges, self.slots, self.parts):
+            held.release()
 
 
 class EdgeLines:
     """The edge lines of one loaded model (context current for every call, OpenGL 4.3):
     ``begin`` a picture, ``add`` each primitive drawn, ``finish``.
 
-    ``finish`` runs two compute passes per primitive: its vertices placed on screen
-    (``edge_points.comp.glsl``), then its edges tested and the silhouette ones the
-    picture shows walked pixel by pixel (``edges.comp.glsl``)."""
+    ``finish`` runs a compute pass per primitive drawn that places its vertices on
+    screen (``edge_points.comp.glsl``), then one over every edge of the model that
+    tests them and walks the silhouette ones the picture shows, pixel by pixel
+    (``edges.comp.glsl``)."""
 
     def __init__(self, gpu: GpuModel) -> None:
         global _RAW
@@ -220,22 +241,24 @@ class EdgeLines:
         self.gpu = gpu
         self.gl = _Compute()
         self._programs: dict[tuple, Program] = {}
-        self._edges: dict[tuple, _Edges] = {}  # per index set
-        self._places: dict[int, _Places] = {}  # per primitive (by id)
+        self._edges: dict[tuple, np.ndarray] = {}  # per index set
+        self._slot = {id(prim): slot for slot, prim in enumerate(gpu.primitives)}
+        self._layout: _Layout | None = None
         self._size = (1.0, 1.0)
         self._queue: list[tuple] = []
         self._textures = (0, 0, 0)  # the picture's copy, its depth, the picture
 
-    def edges(self, prim: GpuPrimitive) -> _Edges:
-        """``prim``'s edges (found on first use, shared by primitives with its arrays)."""
+    def edges(self, prim: GpuPrimitive) -> np.ndarray:
+        """``prim``'s edges (``mesh_edges``; found on first use, shared by primitives
+        with its arrays)."""
         key = (prim.vertex_key, id(prim.primitive.indices))
         found = self._edges.get(key)
         if found is None:
-            found = self._edges[key] = _Edges(mesh_edges(prim.primitive.indices,
-                                                         prim.primitive.positions))
+            found = self._edges[key] = mesh_edges(prim.primitive.indices,
+                                                  prim.primitive.positions)
         return found
 
-    def _program(self, name: str, outline: bool, tex_outline: bool = False,
+    def _program(self, name: str, outline: bool = False, tex_outline: bool = False,
                  preskinned: bool = False) -> Program:
         key = (name, outline, tex_outline, preskinned)
         program = self._programs.get(key)
@@ -251,7 +274,8 @@ class EdgeLines:
             program.use()
             for sampler, unit in (("u_tex_outline", OUTLINE_UNIT), ("u_picture", PICTURE_UNIT),
                                   ("u_clips", PLACES_UNIT), ("u_edges", EDGES_UNIT),
-                                  ("u_depth", DEPTH_UNIT), ("u_out", 0)):
+                                  ("u_depth", DEPTH_UNIT), ("u_slots", SLOTS_UNIT),
+                                  ("u_parts", PARTS_UNIT), ("u_out", 0)):
                 program.set_int(sampler, unit)
             program.set_float("u_depth_bias", DEPTH_BIAS)
             GL.glUseProgram(0)
@@ -271,33 +295,58 @@ class EdgeLines:
         has one, of its outline hull. ``model_matrix``: its node's world matrix, None
         when its vertices come from the skinning pass; ``front``: +1 when the faces
         drawn as front faces turn counter-clockwise on screen, -1 clockwise."""
-        if self.edges(prim).count:
+        if len(self.edges(prim)):
             visible = (0.0 if params.double_sided else front, -front)
             self._queue.append((prim, params, slot, model_matrix, visible))
+
+    def _current_layout(self) -> _Layout:
+        """The layout for the outlines of this picture's primitives (made again when a
+        material gains or loses its outline)."""
+        outlined = [False] * len(self.gpu.primitives)
+        layout = self._layout
+        for prim, params, *_rest in self._queue:
+            outlined[self._slot[id(prim)]] = params.has_outline
+        if layout is not None and any(outlined[self._slot[id(prim)]]
+                                      != layout.outlined[self._slot[id(prim)]]
+                                      for prim, *_rest in self._queue):
+            layout.release()
+            layout = None
+        if layout is None:
+            layout = self._layout = _Layout(self.gpu.primitives, tuple(outlined), self.edges)
+        return layout
 
     def finish(self, bind_material: Callable[[int], None]) -> None:
         """Place, test and walk the edges of everything added, writing the picture.
         ``bind_material(slot)`` binds a material's record."""
+        if not self._queue:
+            return
         c, raw = self.gl, _RAW
         copy, depth, picture = self._textures
-        for prim, params, slot, matrix, _visible in self._queue:
+        layout = self._current_layout()
+        parts = np.zeros((len(self.gpu.primitives), 4), np.float32)
+        for prim, params, slot, matrix, visible in self._queue:
+            index = self._slot[id(prim)]
+            parts[index] = (*visible, float(layout.outlined[index]), 1.0)
             if params.has_outline:
                 bind_material(slot)
-            self._place(prim, params, matrix)
+            self._place(prim, params, matrix, layout, layout.bases[index])
+        GL.glBindBuffer(GL.GL_TEXTURE_BUFFER, layout.parts.buffer)
+        GL.glBufferSubData(GL.GL_TEXTURE_BUFFER, 0, parts.nbytes, parts)
+        GL.glBindBuffer(GL.GL_TEXTURE_BUFFER, 0)
         c.barrier(GL.GL_SHADER_STORAGE_BARRIER_BIT | GL.GL_TEXTURE_FETCH_BARRIER_BIT)
-        raw.texture(PICTURE_UNIT, GL.GL_TEXTURE_2D, copy)
-        raw.texture(DEPTH_UNIT, GL.GL_TEXTURE_2D, depth)
+        program = self._program("edges.comp.glsl")
+        raw.use_program(program.id)
+        raw.uniform_2f(program.location("u_size"), *self._size)
+        raw.uniform_1ui(program.location("u_count"), layout.count)
+        for unit, target, texture in (
+                (PICTURE_UNIT, GL.GL_TEXTURE_2D, copy), (DEPTH_UNIT, GL.GL_TEXTURE_2D, depth),
+                (PLACES_UNIT, GL.GL_TEXTURE_BUFFER, layout.places.texture),
+                (EDGES_UNIT, GL.GL_TEXTURE_BUFFER, layout.edges.texture),
+                (SLOTS_UNIT, GL.GL_TEXTURE_BUFFER, layout.slots.texture),
+                (PARTS_UNIT, GL.GL_TEXTURE_BUFFER, layout.parts.texture)):
+            raw.texture(unit, target, texture)
         c.bind_image(0, picture, 0, GL.GL_FALSE, 0, GL.GL_WRITE_ONLY, GL.GL_RGBA8)
-        for prim, params, _slot, _matrix, visible in self._queue:
-            edges = self.edges(prim)
-            program = self._program("edges.comp.glsl", params.has_outline)
-            raw.use_program(program.id)
-            raw.uniform_2f(program.location("u_size"), *self._size)
-            raw.uniform_2f(program.location("u_visible"), *visible)
-            raw.uniform_1ui(program.location("u_count"), edges.count)
-            raw.texture(PLACES_UNIT, GL.GL_TEXTURE_BUFFER, self._places[id(prim)].texture)
-            raw.texture(EDGES_UNIT, GL.GL_TEXTURE_BUFFER, edges.texture)
-            c.dispatch(-(-edges.count // _GROUP), 1, 1)
+        c.dispatch(-(-layout.count // _GROUP), 1, 1)
         self._queue = []
         c.barrier(GL.GL_FRAMEBUFFER_BARRIER_BIT | GL.GL_TEXTURE_UPDATE_BARRIER_BIT
                   | GL.GL_PIXEL_BUFFER_BARRIER_BIT | GL.GL_TEXTURE_FETCH_BARRIER_BIT)
@@ -305,36 +354,33 @@ class EdgeLines:
         raw.active_texture(GL.GL_TEXTURE0)
 
     def _place(self, prim: GpuPrimitive, params: MaterialParams,
-               matrix: np.ndarray | None) -> None:
-        """The first pass for one primitive: its vertices on screen (and on its hull).
-        A rigid primitive's morph targets are not applied (the draw applies them)."""
+               matrix: np.ndarray | None, layout: _Layout, base: int) -> None:
+        """The first pass for one primitive: its vertices on screen (and on its hull),
+        into ``layout``'s places from ``base`` on. A rigid primitive's morph targets are
+        not applied (the draw applies them)."""
         raw = _RAW
         preskinned = matrix is None
         outline = params.has_outline
         tex_outline = outline and "outline" in params.textures and prim.has_uv
-        places = self._places.get(id(prim))
-        if places is None or places.places != (2 if outline else 1):
-            if places is not None:
-                places.release()
-            places = self._places[id(prim)] = _Places(prim.vertex_count, 2 if outline else 1)
         buffers = self.gpu.vertex_buffers(prim)
         if preskinned:
             skinned = prim.skinned_set
             stride = skinned.stride // _FLOAT
             positions = normals = skinned.buffer
-            layout = (stride, 0, stride, 3)
+            layout_floats = (stride, 0, stride, 3)
         else:
             positions = buffers["position"]
             normals = buffers.get("normal", positions)
-            layout = (3, 0, 3, 0)
+            layout_floats = (3, 0, 3, 0)
         program = self._program("edge_points.comp.glsl", outline, tex_outline, preskinned)
         raw.use_program(program.id)
-        raw.uniform_4i(program.location("u_layout"), *layout)
+        raw.uniform_4i(program.location("u_layout"), *layout_floats)
         raw.uniform_1ui(program.location("u_count"), prim.vertex_count)
+        raw.uniform_1ui(program.location("u_base"), base)
         if not preskinned:
             model = np.ascontiguousarray(matrix, np.float32)
             raw.uniform_matrix_4fv(program.location("u_model"), 1, 1, model.ctypes.data)
-        for binding, buffer in ((0, positions), (1, normals), (3, places.buffer)):
+        for binding, buffer in ((0, positions), (1, normals), (3, layout.places.buffer)):
             raw.bind_buffer_base(GL.GL_SHADER_STORAGE_BUFFER, binding, buffer)
         if tex_outline:
             raw.bind_buffer_base(GL.GL_SHADER_STORAGE_BUFFER, 2, buffers["uv0"])
@@ -346,6 +392,7 @@ class EdgeLines:
         for program in self._programs.values():
             program.release()
         self._programs.clear()
-        for held in (*self._edges.values(), *self._places.values()):
-            held.release()
-        self._edges, self._places = {}, {}
+        if self._layout is not None:
+            self._layout.release()
+            self._layout = None
+        self._edges = {}

@@ -1,6 +1,7 @@
 // Edge lines (``silhouette.py``), first pass: every vertex of a primitive placed on
-// screen as the draw shader places it, into ``clips``: the surface's place, and with
-// OUTLINE also the MToon hull's (as ``outline.glsl`` puts it) right after it. Vertices
+// screen as the draw shader places it, into ``clips`` from ``u_base`` on: the surface's
+// place, and with OUTLINE also the MToon hull's (as ``outline.glsl`` puts it) right
+// after it. Vertices
 // come from the skinning pass (PRESKINNED: world space, ``u_layout`` says where in its
 // records) or with the node's matrix ``u_model``.
 layout(local_size_x = 64) in;
@@ -10,6 +11,7 @@ layout(std430, binding = 2) readonly buffer Uvs { vec2 uvs[]; };
 layout(std430, binding = 3) writeonly buffer Clips { vec4 clips[]; };
 uniform ivec4 u_layout;   // position stride, offset; normal stride, offset (floats)
 uniform uint u_count;     // vertices
+uniform uint u_base;      // where the primitive's places start in ``clips``
 #ifdef TEX_OUTLINE
 uniform sampler2D u_tex_outline;     // width multiply, G channel
 #endif
@@ -27,7 +29,7 @@ void main() {
     vec4 world = u_model * vec4(position, 1.0);
 #endif
 #ifdef OUTLINE
-    clips[2u * vertex] = u_proj * u_view * world;
+    clips[u_base + 2u * vertex] = u_proj * u_view * world;
     at = int(vertex) * u_layout.z + u_layout.w;
     vec3 normal = vec3(normals[at], normals[at + 1], normals[at + 2]);
 #ifdef PRESKINNED
@@ -40,8 +42,8 @@ void main() {
 #else
     float share = 1.0;
 #endif
-    clips[2u * vertex + 1u] = outline_clip(world, n, share);
+    clips[u_base + 2u * vertex + 1u] = outline_clip(world, n, share);
 #else
-    clips[vertex] = u_proj * u_view * world;
+    clips[u_base + vertex] = u_proj * u_view * world;
 #endif
 }

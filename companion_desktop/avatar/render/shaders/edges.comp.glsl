@@ -1,7 +1,8 @@
-// Edge lines (``silhouette.py``), second pass: one edge per invocation, ``c, a, b, d``,
-// where a, b, c is a face in winding order and b, a, d the face across the edge
-// (d == c: an open edge). With OUTLINE each edge is tested twice: on the surface and on
-// its MToon hull (``u_clips`` then holds both places of each vertex, in turn).
+// Edge lines (``silhouette.py``), second pass: one edge of the model per invocation,
+// ``c, a, b, d`` (indices of places in ``u_clips``), where a, b, c is a face in winding
+// order and b, a, d the face across the edge (d == c: an open edge). Its primitive's
+// record in ``u_parts`` says which faces are drawn and whether it has a MToon hull,
+// whose edges are then tested too (each vertex's hull place follows its own).
 //
 // An edge whose two faces turn opposite ways on screen is on the silhouette, and so is
 // an open edge of a face that is drawn. Where the picture changes across it, the edge
@@ -11,16 +12,17 @@
 // picture's copy and depth, writes the picture; premultiplied in and out, so colour
 // never exceeds alpha.
 layout(local_size_x = 64) in;
-uniform samplerBuffer u_clips;
-uniform usamplerBuffer u_edges;
+uniform samplerBuffer u_clips;   // every vertex's place on screen (and on its hull)
+uniform usamplerBuffer u_edges;  // every edge of the model
+uniform usamplerBuffer u_slots;  // each edge's primitive
+// Per primitive: which faces are drawn, the surface's then the hull's (+1 the front
+// ones, -1 the back ones, 0 both); 1 when it has a hull; 1 when drawn in this picture.
+uniform samplerBuffer u_parts;
 uniform sampler2D u_picture;  // the finished picture's copy
 uniform sampler2D u_depth;    // its depth (0..1)
 layout(rgba8) uniform writeonly image2D u_out;  // the picture
 uniform uint u_count;         // edges
 uniform vec2 u_size;          // the picture, pixels
-// Which faces are drawn, the surface's then (with OUTLINE) the hull's: +1 the front
-// ones, -1 the back ones, 0 both.
-uniform vec2 u_visible;
 uniform float u_depth_bias;   // world units
 const int LONGEST = 4096;     // pixels walked along one edge at most
 const float THIN = 0.1;       // how far a thin line stands out (luma + alpha)
@@ -150,8 +152,8 @@ void edge(vec4 c, vec4 a, vec4 b, vec4 d, bool open, float visible) {
     walk(from, to, 0.5 * vec2(a.z / a.w, b.z / b.w) + 0.5);
 }
 
-vec4 place(uint vertex) {
-    return texelFetch(u_clips, int(vertex));
+vec4 place(uint at) {
+    return texelFetch(u_clips, int(at));
 }
 
 void main() {
@@ -159,15 +161,16 @@ void main() {
     if (index >= u_count) {
         return;
     }
+    vec4 part = texelFetch(u_parts, int(texelFetch(u_slots, int(index)).r));
+    if (part.w == 0.0) {
+        return;  // its primitive is not drawn in this picture
+    }
     g_last = ivec2(u_size) - 1;
     uvec4 e = texelFetch(u_edges, int(index));
     bool open = e.w == e.x;
-#ifdef OUTLINE
-    uvec4 at = 2u * e;
-    edge(place(at.x), place(at.y), place(at.z), place(at.w), open, u_visible.x);
-    at += 1u;
-    edge(place(at.x), place(at.y), place(at.z), place(at.w), open, u_visible.y);
-#else
-    edge(place(e.x), place(e.y), place(e.z), place(e.w), open, u_visible.x);
-#endif
+    edge(place(e.x), place(e.y), place(e.z), place(e.w), open, part.x);
+    if (part.z > 0.0) {  // its MToon hull: each vertex's hull place follows its own
+        e += 1u;
+        edge(place(e.x), place(e.y), place(e.z), place(e.w), open, part.y);
+    }
 }
