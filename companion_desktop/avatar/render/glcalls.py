@@ -13,7 +13,7 @@ from __future__ import annotations
 import ctypes
 import sys
 
-from OpenGL.raw.GL.VERSION import GL_1_0, GL_1_1, GL_1_3, GL_1_4, GL_1_5, GL_2_0, GL_3_0
+from OpenGL.raw.GL.VERSION import GL_1_0, GL_1_1, GL_1_3, GL_1_4, GL_1_5, GL_2_0, GL_3_0, GL_3_1
 
 _FACTORY = getattr(ctypes, "WINFUNCTYPE", ctypes.CFUNCTYPE) if sys.platform == "win32" \
     else ctypes.CFUNCTYPE
@@ -61,5 +61,11 @@ class GLCalls:
         self.buffer_data = _with_pointer(GL_1_5.glBufferData, _UINT, _SIZE, _PTR, _UINT)
         self.draw_elements = _with_pointer(GL_1_1.glDrawElements, _UINT, _INT, _UINT, _PTR)
         self.draw_arrays = _entry(GL_1_1.glDrawArrays)
+        # the edge lines' passes (``silhouette``)
+        self.bind_buffer_base = _entry(GL_3_0.glBindBufferBase)
+        self.uniform_1ui = _entry(GL_3_0.glUniform1ui)
+        self.uniform_2f = _entry(GL_2_0.glUniform2f)
+        self.uniform_4i = _entry(GL_2_0.glUniform4i)
+        self.copy_buffer_sub_data = _entry(GL_3_1.glCopyBufferSubData)
         self.read_pixels = _with_pointer(GL_1_0.glReadPixels, _INT, _INT, _INT, _INT, _UINT,
                                          _UINT, _PTR)

@@ -24,13 +24,14 @@ from companion_desktop.avatar.vrm.model import VrmModel
 
 from .antialias import FROM_COPY, PostPass, auto_mode, check_mode
 from .camera import Camera
+from .compute import supported
 from .context import require_gl33
 from .extent import ScreenExtent
 from .glcalls import GLCalls
 from .gpu import GpuModel, GpuPrimitive
 from .material_table import MaterialTable
 from .materials import SLOTS, SRGB_SLOTS, MaterialParams
-from .silhouette import EdgeLines, supported
+from .silhouette import EdgeLines
 from .skinning import SkinningPass
 from .target import RenderTarget, clear_framebuffer, read_framebuffer, unpremultiply
 from .uniforms import UniformBuffers, pack_frame
@@ -140,7 +141,7 @@ class Renderer:
             self.skinning.release()
             self.gpu.release()
         self.gpu = GpuModel(model, normal_maps=self.normal_maps)
-        self.edges = EdgeLines(self.gpu)
+        self.edges = EdgeLines(self.gpu, self.calls)
         self.skinning = SkinningPass(self.gpu, self.calls)
         self.materials = MaterialTable(model, [p.material for p in self.gpu.primitives])
         params = [self.materials.slot(p.material)[1] for p in self.gpu.primitives]

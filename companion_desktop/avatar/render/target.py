@@ -175,7 +175,10 @@ class RenderTarget:
             if region is not None and (region[2] <= 0 or region[3] <= 0):
                 return  # nothing was drawn
             whole = (0, 0, self.width, self.height)
+            # The lines read and write wherever her edges are: the whole picture is
+            # copied for them (the pass works only in ``region``).
             self._copy(self.resolve_fbo, self.copy_fbo,
+                       whole if lines is not None else
                        grown(region or whole, READ_REACH, self.width, self.height))
             if lines is not None and self.colour:
                 lines(self.texture, self.depth, self.colour, self.width, self.height)

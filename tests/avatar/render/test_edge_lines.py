@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from companion_desktop.avatar.render.antialias import box_down, edge_error, edge_mask
-from companion_desktop.avatar.render.silhouette import mesh_edges
+from companion_desktop.avatar.render.mesh_edges import mesh_edges
 from tests.avatar.render import scenes
 
 
@@ -154,7 +154,7 @@ def test_a_hidden_silhouette_changes_nothing(gl_context, gl):
 def test_lines_fall_back_to_the_post_pass_without_compute_shaders(gl, monkeypatch):
     from companion_desktop.avatar.render import renderer
     from companion_desktop.avatar.render.antialias import auto_mode
-    from companion_desktop.avatar.render.silhouette import supported
+    from companion_desktop.avatar.render.compute import supported
 
     assert supported()  # Mesa's llvmpipe: OpenGL 4.5
     assert renderer.Renderer(aa="lines").aa == "lines"
@@ -164,3 +164,39 @@ def test_lines_fall_back_to_the_post_pass_without_compute_shaders(gl, monkeypatc
     assert auto_mode("llvmpipe (LLVM 15.0.6, 256 bits)", compute=True) == "lines"
     assert auto_mode("llvmpipe (LLVM 15.0.6, 256 bits)", compute=False) == "post"
     assert auto_mode("NVIDIA GeForce RTX 4070/PCIe/SSE2", compute=True) == "msaa"
+
+
+@pytest.mark.gl
+def test_rigid_parts_and_a_skinned_model_are_smoothed(gl_context, gl):
+    """Many rigid parts, each with its node's matrix and an outline (the doll), and the
+    skinned built-in Hana: both placed by the one pass over the whole model."""
+    from companion_desktop.avatar.vrm.loader import load_model
+    from companion_desktop.resources import default_avatar_path
+
+    for model in (scenes.doll(), load_model(default_avatar_path())):
+        p = _pictures(gl_context, model, size=(120, 220))
+        before = edge_error(p["none"], p["reference"])[0]
+        assert edge_error(p["lines"], p["reference"])[0] < 0.5 * before
+
+
+@pytest.mark.gl
+def test_the_whole_model_pass_places_vertices_as_the_one_by_one_pass(gl_context, gl,
+                                                                     monkeypatch):
+    """Primitives whose outline width comes from a texture are placed one by one; the
+    others all at once. Placed one by one, every primitive gives the same picture, but
+    for the few pixels two edges cross, which take whichever edge wrote last."""
+    from companion_desktop.avatar.render import silhouette
+    from companion_desktop.avatar.vrm.loader import load_model
+    from companion_desktop.resources import default_avatar_path
+
+    for model in (scenes.doll(), load_model(default_avatar_path())):
+        together = _pictures(gl_context, model, size=(120, 220))
+        with monkeypatch.context() as patch:
+            patch.setattr(silhouette, "_textured", lambda prim, params: params.has_outline)
+            apart = _pictures(gl_context, model, size=(120, 220))
+        reference = together["reference"]
+        edges = edge_mask(reference[..., 3]).sum()
+        differ = np.abs(together["lines"].astype(int) - apart["lines"].astype(int)).max(-1) > 1
+        assert differ.sum() <= 0.02 * edges
+        assert edge_error(apart["lines"], reference)[0] == pytest.approx(
+            edge_error(together["lines"], reference)[0], abs=0.1)

@@ -1,9 +1,9 @@
-// Edge lines (``silhouette.py``), first pass: every vertex of a primitive placed on
+// Edge lines (``silhouette.py``), first pass for a primitive whose outline width comes
+// from a texture (the others share ``edge_places.comp.glsl``): each vertex placed on
 // screen as the draw shader places it, into ``clips`` from ``u_base`` on: the surface's
 // place, and with OUTLINE also the MToon hull's (as ``outline.glsl`` puts it) right
-// after it. Vertices
-// come from the skinning pass (PRESKINNED: world space, ``u_layout`` says where in its
-// records) or with the node's matrix ``u_model``.
+// after it. Vertices come from the skinning pass (PRESKINNED: world space, ``u_layout``
+// says where in its records) or with the node's matrix ``u_model``.
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer Positions { float positions[]; };
 layout(std430, binding = 1) readonly buffer Normals { float normals[]; };

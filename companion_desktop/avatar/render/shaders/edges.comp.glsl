@@ -10,7 +10,7 @@
 // each pixel it crosses that is not in front of it (depth) takes, from its neighbour
 // across the edge, the exact share of its square that lies beyond the edge. Reads the
 // picture's copy and depth, writes the picture; premultiplied in and out, so colour
-// never exceeds alpha.
+// never exceeds alpha. Where two edges cross one pixel, the one written last stays.
 layout(local_size_x = 64) in;
 uniform samplerBuffer u_clips;   // every vertex's place on screen (and on its hull)
 uniform usamplerBuffer u_edges;  // every edge of the model

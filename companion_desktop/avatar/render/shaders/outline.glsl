@@ -1,16 +1,14 @@
 // The MToon outline's inverted hull, shared by the draw shader and the edge lines that
-// smooth the hull's silhouette (``edges.vert.glsl``): both must put it in the same place.
-#ifdef OUTLINE
-// The hull's clip position for a vertex at ``world`` (w = 1) with world normal ``n``;
-// ``share``: the width texture's G channel (1 without one). ``world`` comes back pushed
-// out along ``n`` in world-width mode.
-vec4 outline_clip(inout vec4 world, vec3 n, float share) {
-    float width = u_outline_width * share;
-    // The least width (in NDC units across y) keeps a thin outline from breaking into
-    // dots between pixels; a width texture that thins the outline thins it too.
-    float least = width > 0.0 ? u_outline_least * share : 0.0;
+// smooth the hull's silhouette (``edge_places.comp.glsl``, ``edge_points.comp.glsl``):
+// both must put it in the same place.
+
+// The hull's clip position for a vertex at ``world`` (w = 1) with world normal ``n``,
+// ``width`` and ``mode`` (1: world units, 2: screen) as the material says, and
+// ``least`` the least width (NDC units across y). ``world`` comes back pushed out
+// along ``n`` in world-width mode.
+vec4 outline_place(inout vec4 world, vec3 n, float width, int mode, float least) {
     vec4 surface = u_proj * u_view * world;
-    if (u_outline_mode == 1) {
+    if (mode == 1) {
         world.xyz += n * width;
     }
     vec4 position = u_proj * u_view * world;
@@ -18,7 +16,7 @@ vec4 outline_clip(inout vec4 world, vec3 n, float share) {
     float aspect = abs(u_proj[1][1] / u_proj[0][0]);
     vec3 clip_normal = (u_proj * u_view * vec4(n, 0.0)).xyz;
     vec2 across = clip_normal.xy * vec2(aspect, 1.0);
-    if (u_outline_mode == 2) {
+    if (mode == 2) {
         if (length(clip_normal.xy) > 1e-8) {
             vec2 offset = normalize(clip_normal.xy);
             offset.x /= aspect;
@@ -36,5 +34,16 @@ vec4 outline_clip(inout vec4 world, vec3 n, float share) {
         }
     }
     return position;
+}
+
+#ifdef OUTLINE
+// The hull's clip position with the bound material's outline; ``share``: its width
+// texture's G channel (1 without one).
+vec4 outline_clip(inout vec4 world, vec3 n, float share) {
+    float width = u_outline_width * share;
+    // The least width keeps a thin outline from breaking into dots between pixels; a
+    // width texture that thins the outline thins it too.
+    float least = width > 0.0 ? u_outline_least * share : 0.0;
+    return outline_place(world, n, width, u_outline_mode, least);
 }
 #endif
