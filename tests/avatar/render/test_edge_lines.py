@@ -142,12 +142,30 @@ def test_a_hidden_silhouette_changes_nothing(gl_context, gl):
     model = scenes.single_mesh([scenes.quad(2.0, z=0.4, material=0),
                                 scenes.sphere(0.3, (0, 0, 0), 24, 16, material=1)],
                                [wall, ball])
-    p = _pictures(gl_context, model)
+    _assert_wall_untouched(_pictures(gl_context, model))
+
+
+def _assert_wall_untouched(p: dict) -> None:
     lines, none = p["lines"], p["none"]
     inside = none[..., 3] == 255
     inside &= np.pad(inside, 2)[4:, 2:-2] & np.pad(inside, 2)[:-4, 2:-2]
     inside &= np.pad(inside, 2)[2:-2, 4:] & np.pad(inside, 2)[2:-2, :-4]
     assert inside.sum() > 1000 and np.array_equal(lines[inside], none[inside])
+
+
+@pytest.mark.gl
+def test_an_edge_just_behind_a_patterned_wall_changes_nothing(gl_context, gl):
+    """A card 2 cm behind a checkered wall: near enough that the depth test alone would
+    let its edges through (an edge is pulled 3 cm towards the eye), but the pixels on
+    both sides of them are the wall, in front of the card."""
+    wall = scenes.mtoon_material("wall", (0.9, 0.9, 0.9), (0.6, 0.6, 0.6),
+                                 base_color_texture=scenes.TextureRef(0, scale=(6.0, 6.0)))
+    card = scenes.mtoon_material("card", (0.9, 0.2, 0.2), (0.5, 0.1, 0.1),
+                                 double_sided=True)
+    model = scenes.single_mesh([scenes.quad(2.0, z=0.02, material=0),
+                                scenes.quad(0.9, z=0.0, material=1, center=(0.07, 0.03))],
+                               [wall, card], textures=[scenes.checker(64, 8)])
+    _assert_wall_untouched(_pictures(gl_context, model))
 
 
 @pytest.mark.gl

@@ -44,12 +44,10 @@ bool seen(vec2 from, vec2 to) {
     return max(max(step.r, step.g), max(step.b, step.a)) > 2.0 / 255.0;
 }
 
-// ``p`` moved ``u_depth_bias`` (world units) towards the eye along its ray: the edge
-// then passes the depth test on the surface it edges, which turns away steeply there,
-// and not behind anything nearer.
-vec4 nearer(vec4 p) {
-    float w = max(p.w - u_depth_bias, 0.5 * p.w);
-    return vec4(p.xy * (w / p.w), p.z + u_proj[2][2] * (p.w - w), w);
+// The window depth (0..1) of ``p`` moved ``by`` world units towards the eye along its ray.
+float depth_nearer(vec4 p, float by) {
+    float w = max(p.w - by, 0.5 * p.w);
+    return 0.5 * (p.z + u_proj[2][2] * (p.w - w)) / w + 0.5;
 }
 
 float turn(vec4 a, vec4 b, vec4 c) {  // twice the signed screen area (NDC) of a, b, c
@@ -83,8 +81,12 @@ float beyond(float t, float a, float b) {
     return s * s / (2.0 * a * b);
 }
 
-// Walk the edge from ``from`` to ``to`` (window pixels, depths 0..1 ``depths``).
-void walk(vec2 from, vec2 to, vec2 depths) {
+// Walk the edge from ``from`` to ``to`` (window pixels). ``depths``: its ends' window
+// depths pulled ``u_depth_bias`` towards the eye (xy: a pixel nearer than that is in
+// front of the edge; the surface it edges turns away steeply there and lies up to about
+// 2 cm nearer within the pixel) and ``u_depth_bias`` / 3 (zw: one of the two pixels
+// across the edge must be at least that far, or both are something in front of it).
+void walk(vec2 from, vec2 to, vec4 depths) {
     vec2 d = to - from;
     float size = length(d);
     if (size < 1e-4) {
@@ -111,7 +113,8 @@ void walk(vec2 from, vec2 to, vec2 depths) {
         if (any(lessThan(p, ivec2(0))) || any(greaterThan(p, g_last))) {
             continue;
         }
-        if (mix(depths.x, depths.y, t) > texelFetch(u_depth, p, 0).r) {
+        float here = texelFetch(u_depth, p, 0).r;
+        if (mix(depths.x, depths.y, t) > here) {
             continue;  // something nearer covers this pixel
         }
         vec2 centre = vec2(p) + 0.5;
@@ -122,6 +125,10 @@ void walk(vec2 from, vec2 to, vec2 depths) {
         }
         ivec2 across = wide ? ivec2(0, normal.y * off >= 0.0 ? 1 : -1)
                             : ivec2(normal.x * off >= 0.0 ? 1 : -1, 0);
+        float there = texelFetch(u_depth, clamp(p + across, ivec2(0), g_last), 0).r;
+        if (max(here, there) < mix(depths.z, depths.w, t)) {
+            continue;  // both sides nearer: the edge is hidden behind what covers them
+        }
         vec4 own = pixel(p);
         vec4 other = pixel(p + across);
         if (thin(own, other, pixel(p - across))) {
@@ -147,9 +154,9 @@ void edge(vec4 c, vec4 a, vec4 b, vec4 d, bool open, float visible) {
     if (!seen(from, to)) {
         return;
     }
-    a = nearer(a);
-    b = nearer(b);
-    walk(from, to, 0.5 * vec2(a.z / a.w, b.z / b.w) + 0.5);
+    float bias = u_depth_bias;
+    walk(from, to, vec4(depth_nearer(a, bias), depth_nearer(b, bias),
+                        depth_nearer(a, bias / 3.0), depth_nearer(b, bias / 3.0)));
 }
 
 vec4 place(uint at) {
