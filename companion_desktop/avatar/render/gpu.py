@@ -75,6 +75,12 @@ class GpuPrimitive:
     skinned_set: object = None  # skinned: that output (``skinning.SkinnedSet``)
 
 
+def mirrored(prim: GpuPrimitive, world: list[np.ndarray]) -> bool:
+    """True when a rigid primitive's node matrix (in ``world``) mirrors it, so its
+    faces turn the other way on screen (a skinned one's joints never do here)."""
+    return prim.skin is None and np.linalg.det(world[prim.node][:3, :3]) < 0
+
+
 class GpuModel:
     """Every GPU object of one model. Needs the context it was made in to be current."""
 

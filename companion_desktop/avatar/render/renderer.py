@@ -28,7 +28,7 @@ from .compute import supported
 from .context import require_gl33
 from .extent import ScreenExtent
 from .glcalls import GLCalls
-from .gpu import GpuModel, GpuPrimitive
+from .gpu import GpuModel, GpuPrimitive, mirrored
 from .material_table import MaterialTable
 from .materials import SLOTS, SRGB_SLOTS, MaterialParams
 from .silhouette import EdgeLines
@@ -330,8 +330,8 @@ class Renderer:
             state.set("cull_face", GL.GL_FRONT if outline else GL.GL_BACK, c.cull_face)
         else:
             state.set("cull", False, lambda _v: c.disable(GL.GL_CULL_FACE))
-        mirrored = prim.skin is None and np.linalg.det(frame.world[prim.node][:3, :3]) < 0
-        state.set("front", GL.GL_CW if mirrored != flip_y else GL.GL_CCW, c.front_face)
+        turned = mirrored(prim, frame.world)
+        state.set("front", GL.GL_CW if turned != flip_y else GL.GL_CCW, c.front_face)
         if p.alpha_mode == 2:
             state.set("blend", True,
                       lambda _v: (c.enable(GL.GL_BLEND),
@@ -358,18 +358,10 @@ class Renderer:
         self._state.texture(unit, GL.GL_TEXTURE_BUFFER, prim.morph_tex or self.gpu.empty_tbo)
 
     def _draw_edges(self, frame: Frame, ordered, table: MaterialTable, flip_y: bool,
-                    copy: int, depth: int, picture: int, width: int, height: int) -> None:
-        """Her silhouette's edge lines over the finished picture (``silhouette``):
-        ``picture`` and ``depth`` are its textures, ``copy`` a copy of the first."""
-        edges = self.edges
-        edges.begin(copy, depth, picture, width, height)
-        for _index, prim in ordered:
-            slot, params = table.slot(prim.material)
-            preskinned = prim.skin is not None
-            matrix = None if preskinned else frame.world[prim.node]
-            mirrored = not preskinned and np.linalg.det(frame.world[prim.node][:3, :3]) < 0
-            edges.add(prim, params, slot, matrix, -1.0 if mirrored != flip_y else 1.0)
-        edges.finish(self.uniforms.bind_material)
+                    *textures_and_size: int) -> None:
+        """Her silhouette's edge lines over the finished picture (``silhouette``)."""
+        self.edges.draw(frame, ordered, table, flip_y, *textures_and_size,
+                        bind_material=self.uniforms.bind_material)
         self._state.reset()
 
     def _reset_state(self) -> None:

@@ -24,9 +24,12 @@ from collections.abc import Callable
 import numpy as np
 from OpenGL import GL
 
+from companion_desktop.avatar.vrm.frame import Frame
+
 from .compute import Compute, Held, storage, supported
 from .glcalls import GLCalls
-from .gpu import GpuModel, GpuPrimitive
+from .gpu import GpuModel, GpuPrimitive, mirrored
+from .material_table import MaterialTable
 from .materials import SLOTS, MaterialParams
 from .mesh_edges import mesh_edges
 from .program import Program
@@ -189,6 +192,19 @@ class EdgeLines:
             GL.glUseProgram(0)
             self._programs[key] = program
         return program
+
+    def draw(self, frame: Frame, ordered: list[tuple[int, GpuPrimitive]], table: MaterialTable,
+             flip_y: bool, copy: int, depth: int, picture: int, width: int, height: int, *,
+             bind_material: Callable[[int], None]) -> None:
+        """The lines of every primitive ``ordered`` (as the renderer drew them, their
+        materials in ``table``) over the finished picture: ``begin``, ``add``, ``finish``."""
+        self.begin(copy, depth, picture, width, height)
+        for _index, prim in ordered:
+            slot, params = table.slot(prim.material)
+            matrix = None if prim.skin is not None else frame.world[prim.node]
+            self.add(prim, params, slot, matrix,
+                     -1.0 if mirrored(prim, frame.world) != flip_y else 1.0)
+        self.finish(bind_material)
 
     def begin(self, copy: int, depth: int, picture: int, width: int, height: int) -> None:
         """Start the lines of a picture of width x height pixels: ``picture`` is its

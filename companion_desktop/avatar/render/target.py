@@ -118,17 +118,8 @@ class RenderTarget:
                                       GL.GL_TEXTURE_2D, self.depth, 0)
             attachments = []
         if texture:
-            self.texture = int(GL.glGenTextures(1))
-            self._textures.append(self.texture)
-            GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture)
-            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA8, self.width, self.height, 0,
-                            GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, None)
-            for name, value in ((GL.GL_TEXTURE_MIN_FILTER, GL.GL_LINEAR),
-                                (GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR),
-                                (GL.GL_TEXTURE_WRAP_S, GL.GL_CLAMP_TO_EDGE),
-                                (GL.GL_TEXTURE_WRAP_T, GL.GL_CLAMP_TO_EDGE)):
-                GL.glTexParameteri(GL.GL_TEXTURE_2D, name, value)
-            GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+            self.texture = self._texture(GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE,
+                                         GL.GL_LINEAR)
             GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0,
                                       GL.GL_TEXTURE_2D, self.texture, 0)
             attachments = []
@@ -149,15 +140,16 @@ class RenderTarget:
             raise RuntimeError(f"framebuffer incomplete (0x{int(status):x}, {samples} samples)")
         return fbo
 
-    def _texture(self, internal: int, fmt: int, kind: int) -> int:
-        """A width x height texture, read texel by texel (nearest, clamped)."""
+    def _texture(self, internal: int, fmt: int, kind: int, filtering: int = GL.GL_NEAREST) -> int:
+        """A width x height texture, clamped at its edges (``filtering``: nearest, read
+        texel by texel, or linear)."""
         texture = int(GL.glGenTextures(1))
         self._textures.append(texture)
         GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
         GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, internal, self.width, self.height, 0, fmt, kind,
                         None)
-        for name, value in ((GL.GL_TEXTURE_MIN_FILTER, GL.GL_NEAREST),
-                            (GL.GL_TEXTURE_MAG_FILTER, GL.GL_NEAREST),
+        for name, value in ((GL.GL_TEXTURE_MIN_FILTER, filtering),
+                            (GL.GL_TEXTURE_MAG_FILTER, filtering),
                             (GL.GL_TEXTURE_WRAP_S, GL.GL_CLAMP_TO_EDGE),
                             (GL.GL_TEXTURE_WRAP_T, GL.GL_CLAMP_TO_EDGE)):
             GL.glTexParameteri(GL.GL_TEXTURE_2D, name, value)
