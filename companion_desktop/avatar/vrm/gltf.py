@@ -1,8 +1,8 @@
 """Reading a glTF 2.0 container: GLB (.glb/.vrm/.vrma) or JSON (.gltf), plus its buffers.
 
 The GLB header and chunks are checked against the file size before anything is sliced;
-the JSON is parsed once and handed to pygltflib (the same decoding ``GLTF2.load_binary``
-and ``GLTF2.load_json`` do, without re-reading the file). Buffers and images given as
+the JSON is parsed once and decoded into pygltflib's objects (as ``GLTF2.from_dict``
+decodes them, planned once per class: ``gltf_decode``). Buffers and images given as
 ``data:`` URIs are decoded; relative URIs resolve only to files inside the model's folder.
 """
 
@@ -21,6 +21,7 @@ from pygltflib import GLTF2
 
 from .errors import AvatarLoadError
 from .fields import as_dict, as_list, get, require_count
+from .gltf_decode import to_gltf2
 from .limits import MIB, Budget, Limits
 
 GLB_MAGIC = b"glTF"
@@ -227,8 +228,9 @@ def _to_gltf2(obj: dict[str, Any], source: str) -> GLTF2:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return GLTF2.from_dict(obj, infer_missing=True)
-    except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:
+            return to_gltf2(obj)
+    except (TypeError, ValueError, AttributeError, KeyError, RecursionError,
+            OverflowError) as exc:
         raise AvatarLoadError(f"{source}: its glTF JSON is malformed ({exc})") from exc
 
 
