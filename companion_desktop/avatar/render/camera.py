@@ -37,7 +37,20 @@ class Camera:
     far: float = 100.0
 
     def view_matrix(self) -> np.ndarray:
-        """World -> view (camera looks down its -Z)."""
+        """World -> view (camera looks down its -Z). Worked out again only when the eye,
+        target or up changed (their values are the key); a copy each call."""
+        key = self._pose_key()
+        cached = self.__dict__.get("_view")
+        if cached is None or cached[0] != key:
+            cached = self.__dict__["_view"] = (key, self._view_of())
+        return cached[1].copy()
+
+    def _pose_key(self) -> tuple:
+        return (np.asarray(self.eye, np.float32).tobytes(),
+                np.asarray(self.target, np.float32).tobytes(),
+                np.asarray(self.up, np.float32).tobytes())
+
+    def _view_of(self) -> np.ndarray:
         eye, target = _vec(self.eye), _vec(self.target)
         forward = target - eye
         forward /= max(float(np.linalg.norm(forward)), 1e-12)
@@ -68,9 +81,18 @@ class Camera:
         top-left corner of the top-left pixel (image row order, as ``read_rgba``)."""
         pts = np.asarray(points, np.float32).reshape(-1, 3)
         clip = np.concatenate([pts, np.ones((len(pts), 1), np.float32)], axis=1)
-        clip = clip @ (self.projection_matrix(width / height) @ self.view_matrix()).T
+        clip = clip @ self._clip_from_world(width / height)
         ndc = clip[:, :2] / clip[:, 3:4]
         return np.stack([(ndc[:, 0] + 1) * 0.5 * width, (1 - ndc[:, 1]) * 0.5 * height], axis=1)
+
+    def _clip_from_world(self, aspect: float) -> np.ndarray:
+        """(projection @ view).T for ``aspect``, kept while nothing it depends on changed."""
+        key = (self._pose_key(), aspect, self.fov_y, self.near, self.far)
+        cached = self.__dict__.get("_clip")
+        if cached is None or cached[0] != key:
+            matrix = (self.projection_matrix(aspect) @ self.view_matrix()).T
+            cached = self.__dict__["_clip"] = (key, matrix)
+        return cached[1]
 
 
 def _bone(model: VrmModel, frame: Frame, name: str) -> np.ndarray | None:

@@ -30,6 +30,40 @@ def test_camera_projects_target_to_the_centre_and_up_to_the_top():
     assert px[2][0] > 100  # +X is to the right when looking toward -Z
 
 
+
+def test_camera_matrices_follow_every_change():
+    """The view and clip matrices are kept between calls: an eye moved in place, a target
+    replaced, a new field of view or another picture shape gives new ones, and a caller
+    changing the matrix it was handed changes nothing the camera keeps."""
+    cam = Camera(eye=np.array([0, 1, 3], np.float32), target=np.array([0, 1, 0], np.float32))
+    point = np.array([[0.1, 1.1, 0.0]])
+
+    def fresh() -> Camera:
+        return Camera(eye=np.array(cam.eye), target=np.array(cam.target), up=np.array(cam.up),
+                      fov_y=cam.fov_y, near=cam.near, far=cam.far)
+
+    def agrees(width: int = 200, height: int = 100) -> None:
+        np.testing.assert_array_equal(cam.view_matrix(), fresh().view_matrix())
+        np.testing.assert_array_equal(cam.project(point, width, height),
+                                      fresh().project(point, width, height))
+
+    agrees()
+    handed = cam.view_matrix()
+    handed[:] = 0
+    agrees()
+    cam.eye[0] = 0.5  # in place
+    agrees()
+    cam.target = np.array([0, 1.2, 0], np.float32)
+    agrees()
+    cam.up[:] = (0.1, 1.0, 0.0)
+    agrees()
+    cam.fov_y = 20.0
+    agrees()
+    agrees(100, 200)
+    before = cam.project(point, 200, 100)
+    cam.eye[2] = 5.0
+    assert not np.allclose(cam.project(point, 200, 100), before)
+
 def test_fit_box_keeps_the_margin():
     cam = fit_box(np.array([-0.5, 0, -0.1]), np.array([0.5, 2, 0.1]), aspect=0.5, margin=0.1)
     corners = np.array([[x, y, 0.1] for x in (-0.5, 0.5) for y in (0, 2)], np.float32)
