@@ -22,10 +22,17 @@ _SIZE = ctypes.c_ssize_t
 
 
 def _entry(function):
-    """The callable C entry point behind a PyOpenGL raw function (resolved now)."""
+    """The C entry point behind a PyOpenGL raw function (resolved now), called through
+    a prototype of its own: PyOpenGL's function object runs its error check (a
+    ``glGetError`` and a Python call) after every call."""
     load = getattr(function, "load", None)
     real = load() if callable(load) else function
-    return real if real is not None else function
+    real = real if real is not None else function
+    argtypes = getattr(real, "argtypes", None)
+    if argtypes is None or not hasattr(real, "restype"):
+        return real
+    address = ctypes.cast(real, ctypes.c_void_p).value
+    return _FACTORY(real.restype, *argtypes)(address)
 
 
 def _with_pointer(function, *argtypes):
