@@ -31,7 +31,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 
 from companion_desktop.avatar.render.camera import view_within
@@ -102,8 +101,10 @@ class AvatarHost(QObject):
         self._loaders: set[_Loader] = set()  # every thread still loading (kept until done)
         self._latest: _Loader | None = None  # the one whose result counts
         self._last = time.monotonic()
-        self.look_provider: Callable[[], object] | None = None  # a world point, or None
-        self._last_look = None
+        #: A world point to look at, or None; called every tick. It calls ``poke`` when
+        #: what it follows moves (the pointer), not when its point does: the point may
+        #: move with her own sway, which is no reason for the full frame rate.
+        self.look_provider: Callable[[], object] | None = None
         self._active_until = 0.0
         self._draw_s = 0.0  # smoothed seconds a tick spends drawing (averaged over all ticks)
         self.gate = PictureGate()  # draws only frames that change a picture visibly
@@ -207,7 +208,7 @@ class AvatarHost(QObject):
         """Full rate while active, IDLE_FPS otherwise; drawing never takes more than half
         of the GUI thread's time (keeps it responsive on slow software GL)."""
         fps = self.fps if now < self._active_until else min(self.fps, IDLE_FPS)
-        interval = max(round(1000 / fps), round(2000 * self._draw_s))
+        interval = max(1000 // fps, round(2000 * self._draw_s))  # at least fps a second
         current = self.timer.interval()
         if abs(interval - current) > max(2, 0.1 * current):  # setInterval restarts the timer
             self.timer.setInterval(interval)
@@ -247,13 +248,8 @@ class AvatarHost(QObject):
             return
         dt = min(0.1, max(0.0, now - self._last))
         self._last = now
-        if self.look_provider is not None:
-            target = self.look_provider()
-            if target is not None and (self._last_look is None or
-                                       float(np.max(np.abs(target - self._last_look))) > 1e-3):
-                self.poke()
-            self._last_look = target
-            self.runtime.look_at_point(target)
+        if self.look_provider is not None:  # (it pokes when the pointer moves)
+            self.runtime.look_at_point(self.look_provider())
         self.frame = self.runtime.update(dt)
         changed = force or self.runtime.changed
         self.ticks += 1

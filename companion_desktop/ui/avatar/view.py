@@ -50,6 +50,7 @@ class AvatarView(QWidget):
         self.error: str | None = None
         self.camera: Camera | None = None
         self._override: Camera | None = None  # photo mode
+        self._pointer: QPoint | None = None  # where the pointer was at the last look
         self._image: QImage | None = None
         self._pixels: np.ndarray | None = None  # BGRA premultiplied, top row first
         self._crop: QRectF | None = None  # the part of _pixels shown (another view's picture)
@@ -91,7 +92,13 @@ class AvatarView(QWidget):
         return not self.visibleRegion().isEmpty()
 
     def pointer_target(self) -> np.ndarray | None:
-        return self.look_target(QCursor.pos())
+        """The look target for the pointer (``look_target``); a pointer that moved since
+        the last call keeps her at the full frame rate (``AvatarHost.poke``)."""
+        pos = QCursor.pos()
+        if pos != self._pointer:
+            self._pointer = pos
+            self.host.poke()
+        return self.look_target(pos)
 
     def _model_changed(self) -> None:
         self.camera = None

@@ -1,0 +1,72 @@
+"""Her eyes follow the pointer without keeping the app at its full frame rate: only a
+pointer that moves counts as activity, not a look target that moves with her own sway
+(which kept the idle app at 30 updates a second instead of 24)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QWidget
+
+from companion_desktop.resources import default_avatar_path
+from companion_desktop.ui.avatar import view as view_module
+from companion_desktop.ui.avatar.host import IDLE_FPS, AvatarHost
+from companion_desktop.ui.avatar.view import AvatarView
+
+
+@pytest.fixture
+def host(qtbot) -> AvatarHost:  # noqa: ARG001 - a QApplication first
+    made = AvatarHost(fps=30, seed=1)
+    made.load_now(default_avatar_path())
+    made.timer.stop()  # ticked by hand
+    yield made
+    made.release()
+
+
+def tick(host: AvatarHost, times: int = 3) -> None:
+    for _ in range(times):
+        host._last -= 1 / 30
+        host.tick(force=True)
+
+
+def test_a_look_target_that_moves_by_itself_lets_her_idle(host: AvatarHost) -> None:
+    targets = iter(np.array([0.05 * i, 1.4, 2.0]) for i in range(100))
+    host.look_provider = lambda: next(targets)
+    host._active_until = 0.0
+    host.timer.setInterval(round(1000 / host.fps))
+    tick(host)
+    assert host.timer.interval() == 1000 // IDLE_FPS  # 24 updates a second at least
+    host.poke()  # activity: the full rate again
+    tick(host)
+    assert host.timer.interval() == 1000 // host.fps
+
+
+class _Cursor:
+    """Where the pointer is (the view reads ``QCursor.pos()``)."""
+
+    at = QPoint(100, 100)
+
+    @classmethod
+    def pos(cls) -> QPoint:
+        return QPoint(cls.at)
+
+
+def test_only_a_moving_pointer_keeps_her_active(host: AvatarHost, qtbot, monkeypatch) -> None:
+    monkeypatch.setattr(view_module, "QCursor", _Cursor)
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    widget.resize(340, 486)
+    view = AvatarView(host, "full", widget)
+    view.setGeometry(0, 0, 340, 486)
+    assert view.render_camera() is not None
+    first = view.pointer_target()  # the first look: the pointer is news
+    assert first is not None and host._active_until > 0
+    host._active_until = 0.0
+    tick(host, 5)  # she moves; the pointer does not
+    still = view.pointer_target()
+    assert host._active_until == 0.0
+    _Cursor.at = QPoint(160, 100)
+    moved = view.pointer_target()
+    assert host._active_until > 0.0
+    assert float(np.linalg.norm(moved - still)) > 0.01  # her eyes follow it
