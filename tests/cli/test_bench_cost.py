@@ -102,6 +102,18 @@ def test_frame_stats_give_motion_updates_and_the_largest_step(tmp_path: Path):
     rate, step = stats.motion(199.0, 205.0)
     assert rate == pytest.approx(24.0) and step == pytest.approx(0.4)
     assert stats.motion(300.0, 400.0) is None
+    assert stats.rough_steps(199.0, 205.0) is None  # an app that does not count steps
+
+
+def test_frame_stats_count_the_steps_over_seven_tenths_of_a_pixel(tmp_path: Path):
+    path = tmp_path / "frames.jsonl"
+    lines = [{"event": "frames", "time": 200.0 + s, "pictures": 10 * s, "views": 2,
+              "ticks": 24 * s, "largest_step_px": 0.8, "steps": 9 * s, "steps_over": s // 2}
+             for s in range(5)]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    stats = FrameStats.read(path)
+    assert stats.rough_steps(200.5, 205.0) == (27, 2)  # from the report at 201 to 204
+    assert stats.rough_steps(203.5, 204.5) is None
 
 
 def test_idle_app_figure_is_skipped_without_a_display(monkeypatch: pytest.MonkeyPatch):

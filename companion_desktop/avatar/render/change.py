@@ -22,6 +22,7 @@ from companion_desktop.avatar.vrm.frame import Frame
 from .camera import Camera
 
 PIXEL_STEP = 0.5  # pixels a node may move before the picture is drawn again
+SMOOTH_STEP = 0.7  # pixels: a larger step between two pictures is counted (``steps_over``)
 MORPH_STEP = 0.02  # change of a morph weight (0..1) that is drawn
 
 
@@ -47,6 +48,8 @@ class PictureGate:
         self._pending: dict[object, _Shown] = {}
         self._steps: dict[object, float] = {}
         self.largest_step = 0.0  # pixels a node moved between two shown pictures (max so far)
+        self.steps = 0  # pictures shown after another of the same view (so far)
+        self.steps_over = 0  # of them, those more than SMOOTH_STEP pixels from the last
 
     def changed(self, key: object, frame: Frame, camera: Camera, width: int, height: int) -> bool:
         """True when ``frame`` through ``camera`` differs visibly from the last picture
@@ -71,7 +74,11 @@ class PictureGate:
         """The frame last passed to ``changed`` for ``key`` is now on screen."""
         if key in self._pending:
             self._shown[key] = self._pending.pop(key)
-            self.largest_step = max(self.largest_step, self._steps.pop(key, 0.0))
+            step = self._steps.pop(key, None)
+            if step is not None:
+                self.largest_step = max(self.largest_step, step)
+                self.steps += 1
+                self.steps_over += step > SMOOTH_STEP
 
     def forget(self, key: object) -> None:
         self._shown.pop(key, None)

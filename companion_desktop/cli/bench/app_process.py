@@ -47,6 +47,7 @@ class FrameStats:
     chat_shown: float | None = None  # time.time() of the chat window's first paint
     frames: list[tuple[float, int, int]] = field(default_factory=list)  # (time, pictures, views)
     ticks: list[tuple[float, int, float]] = field(default_factory=list)  # (time, ticks, step px)
+    steps: list[tuple[float, int, int]] = field(default_factory=list)  # (time, steps, over 0.7 px)
 
     @classmethod
     def read(cls, path: Path) -> FrameStats:
@@ -69,6 +70,9 @@ class FrameStats:
                     if "ticks" in item:
                         stats.ticks.append((float(item["time"]), int(item["ticks"]),
                                             float(item.get("largest_step_px", 0.0))))
+                    if "steps" in item:
+                        stats.steps.append((float(item["time"]), int(item["steps"]),
+                                            int(item["steps_over"])))
             except (ValueError, KeyError, TypeError, AttributeError):
                 continue
         return stats
@@ -89,6 +93,14 @@ class FrameStats:
         rate = (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
         return rate, max(t[2] for t in inside[1:])
 
+    def rough_steps(self, start: float, stop: float) -> tuple[int, int] | None:
+        """(steps between two pictures, those over 0.7 px) between the first and last
+        reports inside [start, stop]; None from an app that does not count them."""
+        inside = [s for s in self.steps if start <= s[0] <= stop]
+        if len(inside) < 2:
+            return None
+        return inside[-1][1] - inside[0][1], inside[-1][2] - inside[0][2]
+
     def views(self, start: float, stop: float) -> int | None:
         inside = [f[2] for f in self.frames if start <= f[0] <= stop]
         return max(inside) if inside else None
@@ -101,6 +113,7 @@ class RunningApp:
     def __init__(self, folder: Path) -> None:
         self.stats_path = folder / "frames.jsonl"
         self.last_motion: tuple[float, float] | None = None
+        self.last_rough: tuple[int, int] | None = None  # (steps, over 0.7 px) of cpu_share
         self.log_path = folder / "app.log"
         env = {**os.environ, NO_WELCOME_ENV: "1", FRAME_STATS_ENV: str(self.stats_path)}
         with self.log_path.open("wb") as log:
@@ -149,6 +162,7 @@ class RunningApp:
         time.sleep(1.2)  # the report that closes the window
         stats = self.stats()
         self.last_motion = stats.motion(wall0 - 0.6, wall1 + 1.2)
+        self.last_rough = stats.rough_steps(wall0 - 0.6, wall1 + 1.2)
         return (100 * (cpu1 - cpu0) / (wall1 - wall0), stats.distinct_fps(wall0 - 0.6, wall1 + 1.2),
                 stats.views(wall0, wall1 + 1.2))
 

@@ -26,13 +26,16 @@ from companion_desktop.cli.bench.app_process import (  # noqa: F401 - long impor
 
 
 def _frames_text(fps: float | None, views: int | None,
-                 motion: tuple[float, float] | None = None) -> str:
+                 motion: tuple[float, float] | None = None,
+                 rough: tuple[int, int] | None = None) -> str:
     if fps is None:
         return "no frame figures (the app wrote no frame stats)"
     text = f"{fps:.1f} new pictures/s over {views} avatar view(s)"
     if motion is not None:
         text += (f" (drawn when she moves half a pixel); motion updated {motion[0]:.1f} times/s "
                  f"(aim >= 24), largest step between two pictures {motion[1]:.2f} px")
+    if rough is not None and rough[0]:
+        text += f", {rough[1]} of {rough[0]} steps over 0.7 px"
     return text
 
 
@@ -68,7 +71,7 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
                            "CPU over the pictures it drew)" if fps else "")
             report(f"  idle app (chat window + overlay, Hana) for {seconds:.0f} s: "
                    f"{share:.1f}% of one core, all threads (aim <= 30%); "
-                   f"{_frames_text(fps, views, app.last_motion)}{per_picture}")
+                   f"{_frames_text(fps, views, app.last_motion, app.last_rough)}{per_picture}")
             if beside is not None and app.alive:
                 wall0, cpu0 = time.time(), cpu_seconds(app.proc.pid)
                 beside()
@@ -77,9 +80,10 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
                 stats = app.stats()
                 fps = stats.distinct_fps(wall0 - 0.6, wall1 + 1.2)
                 motion = stats.motion(wall0 - 0.6, wall1 + 1.2)
+                rough = stats.rough_steps(wall0 - 0.6, wall1 + 1.2)
                 report(f"  her while the local model streams: "
-                       f"{100 * (cpu1 - cpu0) / (wall1 - wall0):.1f}% "
-                       f"of one core; {_frames_text(fps, stats.views(wall0, wall1 + 1.2), motion)}")
+                       f"{100 * (cpu1 - cpu0) / (wall1 - wall0):.1f}% of one core; "
+                       f"{_frames_text(fps, stats.views(wall0, wall1 + 1.2), motion, rough)}")
         except OSError:  # /proc/PID went away: it quit while being measured
             report(f"  idle app: it exited while measured ({app.proc.poll()}): {app.tail()}")
         finally:

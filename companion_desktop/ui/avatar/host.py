@@ -357,9 +357,11 @@ class AvatarHost(QObject):
 
     def _write_stats(self) -> None:
         """One JSON line: pictures and motion updates so far, the largest on-screen step
-        between two pictures in the last second (pixels), drawing time, views."""
+        between two pictures in the last second (pixels), the steps so far and how many
+        of them were over ``SMOOTH_STEP`` pixels, drawing time, views."""
         note(self._stats_path, "frames", pictures=self.pictures, ticks=self.ticks,
-             largest_step_px=round(self.gate.largest_step, 3), views=len(self.showing()),
+             largest_step_px=round(self.gate.largest_step, 3), steps=self.gate.steps,
+             steps_over=self.gate.steps_over, views=len(self.showing()),
              draw_ms=round(1000 * self._draw_s, 2), interval_ms=self.timer.interval())
         self.gate.largest_step = 0.0
 

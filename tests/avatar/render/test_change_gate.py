@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion_desktop.avatar.render.camera import Camera
-from companion_desktop.avatar.render.change import MORPH_STEP, PIXEL_STEP, PictureGate
+from companion_desktop.avatar.render.change import MORPH_STEP, PIXEL_STEP, SMOOTH_STEP, PictureGate
 from companion_desktop.avatar.vrm.frame import Frame
 
 CAMERA = Camera(eye=np.array([0, 1, 3], np.float32), target=np.array([0, 1, 0], np.float32))
@@ -62,3 +62,14 @@ def test_a_frame_not_shown_does_not_count():
     assert gate.changed("view", frame(x=step), CAMERA, W, H)
     gate.forget("view")
     assert gate.changed("view", frame(), CAMERA, W, H)
+
+
+def test_steps_over_seven_tenths_of_a_pixel_are_counted():
+    gate, step = PictureGate(), metres_per_pixel()
+    assert shown(gate, frame())  # the first picture is no step
+    assert (gate.steps, gate.steps_over) == (0, 0)
+    assert shown(gate, frame(x=0.6 * step))
+    assert shown(gate, frame(x=1.5 * step))  # 0.9 px on
+    assert shown(gate, frame(x=2.1 * step))  # 0.6 px on
+    assert (gate.steps, gate.steps_over) == (3, 1)
+    assert gate.largest_step > SMOOTH_STEP
