@@ -44,7 +44,10 @@ def test_spoken_reply_moves_her_lips_and_holds_the_flash(desktop, qtbot, server,
     server.scripts.append(Script(spoken_reply(), delay=0.01))
     runtime, director = desktop.host.runtime, desktop.host.director
     assert desktop.send("hi!")
-    qtbot.waitUntil(lambda: desktop.voice.speaking, timeout=20000)
+    # her first sentence may start before the reply's end (which flashes its expression)
+    # has been read
+    qtbot.waitUntil(lambda: desktop.voice.speaking and runtime.layers.flash.name is not None,
+                    timeout=20000)
     started, avatar_started = time.monotonic(), runtime.time
     texts = [b.text() for b in desktop.chat.transcript.bubbles()]
     assert any(LINE in t and "speak(" not in t for t in texts)
