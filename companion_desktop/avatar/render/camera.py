@@ -39,11 +39,14 @@ class Camera:
     def view_matrix(self) -> np.ndarray:
         """World -> view (camera looks down its -Z). Worked out again only when the eye,
         target or up changed (their values are the key); a copy each call."""
-        key = self._pose_key()
-        cached = self.__dict__.get("_view")
-        if cached is None or cached[0] != key:
-            cached = self.__dict__["_view"] = (key, self._view_of())
-        return cached[1].copy()
+        return self._kept("_view", self._pose_key(), self._view_of).copy()
+
+    def _kept(self, name: str, key: tuple, make) -> np.ndarray:  # noqa: ANN001
+        """``make()``, kept under ``name`` while ``key`` (the values it depends on) holds."""
+        kept = self.__dict__.get(name)
+        if kept is None or kept[0] != key:
+            kept = self.__dict__[name] = (key, make())
+        return kept[1]
 
     def _pose_key(self) -> tuple:
         return (np.asarray(self.eye, np.float32).tobytes(),
@@ -87,12 +90,8 @@ class Camera:
 
     def _clip_from_world(self, aspect: float) -> np.ndarray:
         """(projection @ view).T for ``aspect``, kept while nothing it depends on changed."""
-        key = (self._pose_key(), aspect, self.fov_y, self.near, self.far)
-        cached = self.__dict__.get("_clip")
-        if cached is None or cached[0] != key:
-            matrix = (self.projection_matrix(aspect) @ self.view_matrix()).T
-            cached = self.__dict__["_clip"] = (key, matrix)
-        return cached[1]
+        return self._kept("_clip", (self._pose_key(), aspect, self.fov_y, self.near, self.far),
+                          lambda: (self.projection_matrix(aspect) @ self.view_matrix()).T)
 
 
 def _bone(model: VrmModel, frame: Frame, name: str) -> np.ndarray | None:

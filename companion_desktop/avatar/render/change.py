@@ -78,7 +78,7 @@ class PictureGate:
             if step is not None:
                 self.largest_step = max(self.largest_step, step)
                 self.steps += 1
-                self.steps_over += step > SMOOTH_STEP
+                self.steps_over += int(step > SMOOTH_STEP)
 
     def forget(self, key: object) -> None:
         self._shown.pop(key, None)

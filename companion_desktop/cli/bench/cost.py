@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from companion_desktop.avatar.render.change import SMOOTH_STEP
 from companion_desktop.cli.bench.app_process import (  # noqa: F401 - long importable from here
     FRAME_STATS_ENV,
     NO_WELCOME_ENV,
@@ -35,7 +36,7 @@ def _frames_text(fps: float | None, views: int | None,
         text += (f" (drawn when she moves half a pixel); motion updated {motion[0]:.1f} times/s "
                  f"(aim >= 24), largest step between two pictures {motion[1]:.2f} px")
     if rough is not None and rough[0]:
-        text += f", {rough[1]} of {rough[0]} steps over 0.7 px"
+        text += f", {rough[1]} of {rough[0]} steps over {SMOOTH_STEP:g} px"
     return text
 
 
