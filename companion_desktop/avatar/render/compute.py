@@ -37,9 +37,11 @@ class Compute:
         self.barrier = _entry("glMemoryBarrier", _U)
         self.bind_image = _entry("glBindImageTexture", _U, _U, _INT, ctypes.c_ubyte, _INT,
                                  _U, _U)
+        self.dispatch_indirect = _entry("glDispatchComputeIndirect", ctypes.c_ssize_t)
 
     def __bool__(self) -> bool:
-        return None not in (self.dispatch, self.barrier, self.bind_image)
+        return None not in (self.dispatch, self.barrier, self.bind_image,
+                            self.dispatch_indirect)
 
 
 def supported() -> bool:

@@ -218,3 +218,56 @@ def test_the_whole_model_pass_places_vertices_as_the_one_by_one_pass(gl_context,
         assert differ.sum() <= 0.02 * edges
         assert edge_error(apart["lines"], reference)[0] == pytest.approx(
             edge_error(together["lines"], reference)[0], abs=0.1)
+
+
+def _buffer(buffer: int, dtype) -> np.ndarray:  # noqa: ANN001
+    from OpenGL import GL
+
+    GL.glBindBuffer(GL.GL_COPY_READ_BUFFER, buffer)
+    size = int(GL.glGetBufferParameteriv(GL.GL_COPY_READ_BUFFER, GL.GL_BUFFER_SIZE))
+    data = GL.glGetBufferSubData(GL.GL_COPY_READ_BUFFER, 0, size)
+    GL.glBindBuffer(GL.GL_COPY_READ_BUFFER, 0)
+    return np.frombuffer(data, dtype).copy()
+
+
+@pytest.mark.gl
+def test_only_the_silhouette_edges_the_picture_shows_are_walked(gl_context, gl):
+    """The first part tests every edge and lists the ones to walk; the second walks
+    only those, so the list holds silhouette edges (the surface's and the hull's), each
+    once, and the walk's work groups are counted for it."""
+    from companion_desktop.avatar.render.camera import frame_camera
+    from companion_desktop.avatar.render.offscreen import OffscreenRenderer, rest_frame
+
+    material = scenes.mtoon_material("ball", (0.3, 0.5, 1.0), (0.2, 0.35, 0.9),
+                                     outline=0.012)
+    model = scenes.single_mesh([scenes.sphere(0.5, segments=40, rings=24)], [material])
+    frame = rest_frame(model)
+    camera = frame_camera(model, frame, "full", 96 / 144)
+    offscreen = OffscreenRenderer(aa="lines", context=gl_context)
+    try:
+        if offscreen.renderer.aa != "lines":
+            pytest.skip("this OpenGL context has no compute shaders")
+        lines = offscreen.render(model, frame, 96, 144, camera=camera, premultiplied=True)
+        layout = offscreen.renderer.edges._layout
+        found = _buffer(layout.found, np.uint32)
+        places = _buffer(layout.places.buffer, np.float32).reshape(-1, 4)
+        edges = _buffer(layout.edges.buffer, np.uint32).reshape(-1, 4)[:layout.count]
+    finally:
+        offscreen.renderer.release()
+    groups, high, deep, count = found[:4].tolist()
+    listed = found[4:4 + count]
+    assert (high, deep) == (1, 1) and groups == -(-count // 64)
+    assert len(set(listed.tolist())) == count and (listed < 2 * len(edges)).all()
+    hull = listed % 2 == 1
+    assert hull.any() and (~hull).any()  # the body's rim and the outline's
+    # every listed edge is on the silhouette: its two faces turn opposite ways on screen
+    c, a, b, d = (places[edges[listed // 2, k] + hull] for k in range(4))
+
+    def turn(p, q, r):  # noqa: ANN001, ANN202
+        p, q, r = (v[:, :2] / v[:, 3:] for v in (p, q, r))
+        return (q[:, 0] - p[:, 0]) * (r[:, 1] - p[:, 1]) - (q[:, 1] - p[:, 1]) * (r[:, 0] - p[:, 0])
+
+    assert (turn(a, b, c) * turn(b, a, d) < 0).all()
+    # a sphere 40 around shows about one edge in ten of its surface and hull at once
+    assert 40 <= count <= 0.2 * 2 * len(edges)
+    assert ((lines[..., 3] > 0) & (lines[..., 3] < 255)).sum() > 40  # and they were walked

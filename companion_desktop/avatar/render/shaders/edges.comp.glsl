@@ -1,4 +1,7 @@
-// Edge lines (``silhouette.py``), second pass: one edge of the model per invocation,
+// Edge lines (``silhouette.py``), second and third passes. The second (``FIND``) tests
+// every edge and lists the ones to walk; the third walks the listed ones, one an
+// invocation, so that no invocation idles while its neighbours walk.
+// The second pass: one edge of the model per invocation,
 // ``c, a, b, d`` (indices of places in ``u_clips``), where a, b, c is a face in winding
 // order and b, a, d the face across the edge (d == c: an open edge). Its primitive's
 // record in ``u_parts`` says which faces are drawn and whether it has a MToon hull,
@@ -24,6 +27,15 @@ layout(rgba8) uniform writeonly image2D u_out;  // the picture
 uniform uint u_count;         // edges
 uniform vec2 u_size;          // the picture, pixels
 uniform float u_depth_bias;   // world units
+// The silhouette edges the first part found: the second part's work groups (x, y, z:
+// its indirect dispatch), their count, and each one's edge (index x 2, + 1: the hull's).
+layout(std430, binding = 7) buffer Found {
+    uint found_groups;
+    uint found_y;
+    uint found_z;
+    uint found_count;
+    uint found[];
+};
 const int LONGEST = 4096;     // pixels walked along one edge at most
 const float THIN = 0.1;       // how far a thin line stands out (luma + alpha)
 
@@ -48,6 +60,10 @@ bool seen(vec2 from, vec2 to) {
 float depth_nearer(vec4 p, float by) {
     float w = max(p.w - by, 0.5 * p.w);
     return 0.5 * (p.z + u_proj[2][2] * (p.w - w)) / w + 0.5;
+}
+
+vec2 on_screen(vec4 p) {  // window pixels
+    return (p.xy / p.w + 1.0) * 0.5 * u_size;
 }
 
 float turn(vec4 a, vec4 b, vec4 c) {  // twice the signed screen area (NDC) of a, b, c
@@ -138,29 +154,32 @@ void walk(vec2 from, vec2 to, vec4 depths) {
     }
 }
 
-void edge(vec4 c, vec4 a, vec4 b, vec4 d, bool open, float visible) {
+// True when the edge ``a``-``b`` (faces a, b, c and b, a, d) is on the silhouette and
+// the picture changes across it: the edges ``walk`` has work on.
+bool shows(vec4 c, vec4 a, vec4 b, vec4 d, bool open, float visible) {
     if (min(min(a.w, b.w), min(c.w, d.w)) <= 0.0) {
-        return;
+        return false;
     }
     float first = turn(a, b, c);
     bool silhouette = open ? visible == 0.0 || first * visible > 0.0
                            : first * turn(b, a, d) < 0.0;
-    if (!silhouette) {
-        return;
-    }
-    vec2 half_size = 0.5 * u_size;
-    vec2 from = (a.xy / a.w + 1.0) * half_size;
-    vec2 to = (b.xy / b.w + 1.0) * half_size;
-    if (!seen(from, to)) {
-        return;
-    }
-    float bias = u_depth_bias;
-    walk(from, to, vec4(depth_nearer(a, bias), depth_nearer(b, bias),
-                        depth_nearer(a, bias / 3.0), depth_nearer(b, bias / 3.0)));
+    return silhouette && seen(on_screen(a), on_screen(b));
 }
 
 vec4 place(uint at) {
     return texelFetch(u_clips, int(at));
+}
+
+#ifdef FIND
+// The first part: every edge tested, the silhouette edges the picture shows listed
+// (their index, times two, plus one for the hull's), and the list's size counted in
+// work groups of the second part.
+void append(uint item) {
+    uint at = atomicAdd(found_count, 1u);
+    if (at % 64u == 0u) {
+        atomicAdd(found_groups, 1u);
+    }
+    found[at] = item;
 }
 
 void main() {
@@ -175,9 +194,31 @@ void main() {
     g_last = ivec2(u_size) - 1;
     uvec4 e = texelFetch(u_edges, int(index));
     bool open = e.w == e.x;
-    edge(place(e.x), place(e.y), place(e.z), place(e.w), open, part.x);
+    if (shows(place(e.x), place(e.y), place(e.z), place(e.w), open, part.x)) {
+        append(2u * index);
+    }
     if (part.z > 0.0) {  // its MToon hull: each vertex's hull place follows its own
         e += 1u;
-        edge(place(e.x), place(e.y), place(e.z), place(e.w), open, part.y);
+        if (shows(place(e.x), place(e.y), place(e.z), place(e.w), open, part.y)) {
+            append(2u * index + 1u);
+        }
     }
 }
+#else
+// The second part: the listed edges walked, one an invocation (every invocation of a
+// group walks: none waits on its neighbours' walks, as in one pass over every edge).
+void main() {
+    uint index = gl_GlobalInvocationID.x;
+    if (index >= found_count) {
+        return;
+    }
+    g_last = ivec2(u_size) - 1;
+    uint item = found[index];
+    uvec4 e = texelFetch(u_edges, int(item >> 1u)) + (item & 1u);
+    vec4 a = place(e.y);
+    vec4 b = place(e.z);
+    float bias = u_depth_bias;
+    walk(on_screen(a), on_screen(b), vec4(depth_nearer(a, bias), depth_nearer(b, bias),
+                                          depth_nearer(a, bias / 3.0), depth_nearer(b, bias / 3.0)));
+}
+#endif
