@@ -62,7 +62,9 @@ def default_position(size: tuple[int, int], screen: QRect, margin: int = 24) -> 
 def fit_mask(mask: np.ndarray, height: int, width: int) -> np.ndarray:
     """``mask`` (a 2-D array in device pixels) resampled to ``(height, width)`` widget pixels,
     nearest pixel at the fractional scale: the same place at any scale, 125%/150%/175%
-    included."""
+    included. At 100% the mask itself (a view of it, not a copy)."""
+    if mask.shape[:2] == (height, width):
+        return mask
     rows = _nearest(mask.shape[0], height)
     cols = _nearest(mask.shape[1], width)
     return mask[rows[:, None], cols[None, :]]

@@ -70,3 +70,35 @@ def test_only_a_moving_pointer_keeps_her_active(host: AvatarHost, qtbot, monkeyp
     moved = view.pointer_target()
     assert host._active_until > 0.0
     assert float(np.linalg.norm(moved - still)) > 0.01  # her eyes follow it
+
+
+def test_a_still_pointer_is_a_still_point_in_her_world(host: AvatarHost, qtbot,
+                                                       monkeypatch) -> None:
+    """Her look target is worked out again only when the pointer moves over the view,
+    the view is resized or gets a new camera; while she sways it stays where it was."""
+    monkeypatch.setattr(view_module, "QCursor", _Cursor)
+    _Cursor.at = QPoint(120, 90)
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    widget.resize(340, 486)
+    view = AvatarView(host, "full", widget)
+    view.setGeometry(0, 0, 340, 486)
+    assert view.render_camera() is not None
+    calls = []
+    worked_out = view.look_target
+    monkeypatch.setattr(view, "look_target", lambda pos: calls.append(pos) or worked_out(pos))
+    first = view.pointer_target()
+    head = view.head_point().copy()
+    tick(host, 8)  # she sways; the pointer stays
+    assert float(np.linalg.norm(view.head_point() - head)) > 1e-5
+    assert view.pointer_target() is first and len(calls) == 1
+    _Cursor.at = QPoint(121, 90)  # one pixel is news
+    assert float(np.linalg.norm(view.pointer_target() - first)) > 1e-4 and len(calls) == 2
+    view.camera = None  # a new framing (a resize or another model)
+    assert view.render_camera() is not None
+    view.pointer_target()
+    assert len(calls) == 3
+    view.setGeometry(0, 0, 300, 486)  # another size: the same pointer maps elsewhere
+    view.render_camera()
+    view.pointer_target()
+    assert len(calls) == 4

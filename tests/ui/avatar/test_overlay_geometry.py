@@ -71,6 +71,17 @@ def test_fit_mask_keeps_the_shape_at_fractional_scales():
     assert not mask[:, :100].any() and mask[:, 100:].all()
 
 
+def test_fit_mask_at_100_percent_is_the_picture_itself():
+    rng = np.random.default_rng(7)
+    picture = rng.random((486, 340)) > 0.5
+    assert fit_mask(picture, 486, 340) is picture  # no resampling, no copy
+    # the resampling, one cell per cell, picks every cell itself: the same mask
+    from companion_desktop.ui.avatar.overlay_geometry import _nearest
+
+    assert np.array_equal(_nearest(486, 486), np.arange(486))
+    assert np.array_equal(_nearest(340, 340), np.arange(340))
+
+
 SCALED_VIEW = """
 import json, sys
 import numpy as np
