@@ -52,7 +52,9 @@ class _Cursor:
         return QPoint(cls.at)
 
 
-def test_only_a_moving_pointer_keeps_her_active(host: AvatarHost, qtbot, monkeypatch) -> None:
+def _view(host: AvatarHost, qtbot, monkeypatch) -> tuple[QWidget, AvatarView]:  # noqa: ANN001
+    """A full-shot view of ``host`` on a 340x486 widget (kept by the caller), the pointer
+    read from ``_Cursor``."""
     monkeypatch.setattr(view_module, "QCursor", _Cursor)
     widget = QWidget()
     qtbot.addWidget(widget)
@@ -60,6 +62,11 @@ def test_only_a_moving_pointer_keeps_her_active(host: AvatarHost, qtbot, monkeyp
     view = AvatarView(host, "full", widget)
     view.setGeometry(0, 0, 340, 486)
     assert view.render_camera() is not None
+    return widget, view
+
+
+def test_only_a_moving_pointer_keeps_her_active(host: AvatarHost, qtbot, monkeypatch) -> None:
+    _widget, view = _view(host, qtbot, monkeypatch)
     first = view.pointer_target()  # the first look: the pointer is news
     assert first is not None and host._active_until > 0
     host._active_until = 0.0
@@ -76,14 +83,8 @@ def test_a_still_pointer_is_a_still_point_in_her_world(host: AvatarHost, qtbot,
                                                        monkeypatch) -> None:
     """Her look target is worked out again only when the pointer moves over the view,
     the view is resized or gets a new camera; while she sways it stays where it was."""
-    monkeypatch.setattr(view_module, "QCursor", _Cursor)
     _Cursor.at = QPoint(120, 90)
-    widget = QWidget()
-    qtbot.addWidget(widget)
-    widget.resize(340, 486)
-    view = AvatarView(host, "full", widget)
-    view.setGeometry(0, 0, 340, 486)
-    assert view.render_camera() is not None
+    _widget, view = _view(host, qtbot, monkeypatch)
     calls = []
     worked_out = view.look_target
     monkeypatch.setattr(view, "look_target", lambda pos: calls.append(pos) or worked_out(pos))
