@@ -116,6 +116,27 @@ def test_frame_stats_count_the_steps_over_seven_tenths_of_a_pixel(tmp_path: Path
     assert stats.rough_steps(203.5, 204.5) is None
 
 
+def test_a_pinned_idle_clip_is_the_only_one_in_her_pool(tmp_path: Path):
+    """The bench sets her idle pool as Settings > Animations does, in a fresh data folder,
+    so that the app started on it cycles through that one clip."""
+    from companion_desktop.avatar.animation.library import AnimationLibrary
+    from companion_desktop.cli.bench.app_process import pin_idle_clip
+    from companion_desktop.pipeline.animations import AnimationService
+    from companion_desktop.storage.db import Database
+
+    data = tmp_path / "data"
+    pin_idle_clip(data, "idle_sway")
+    with Database.open(data) as db:
+        service = AnimationService(db, data, AnimationLibrary())
+        assert service.idle_pool() == ["idle_sway"]
+        assert len([e for e in service.idle_choices() if e.builtin]) >= 5  # the others, out
+    pin_idle_clip(data, "idle_calm")  # again on the same folder: the other clip only
+    with Database.open(data) as db:
+        assert AnimationService(db, data, AnimationLibrary()).idle_pool() == ["idle_calm"]
+    with pytest.raises(ValueError, match="'wave' is not one of her idle clips"):
+        pin_idle_clip(data, "wave")
+
+
 def test_idle_app_figure_is_skipped_without_a_display(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
@@ -153,6 +174,15 @@ def test_the_shared_folder_is_found_beside_the_project(monkeypatch):
     """Without $COMPANION_SHARED_DIR the bench looks where the tests do (../shared)."""
     monkeypatch.delenv("COMPANION_SHARED_DIR", raising=False)
     assert shared_dir() / "assets" == SHARED_ASSETS
+
+
+@pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display for both windows")
+def test_the_idle_figure_with_one_clip_runs_the_real_app_on_it():
+    lines: list[str] = []
+    bench_app_idle(lines.append, seconds=1, idle_clip="idle_calm")
+    assert len(lines) == 1, lines  # no launch or memory line: the idle figure alone
+    assert "(chat window + overlay, Hana, playing only idle_calm) for 1 s:" in lines[0]
+    assert "% of one core" in lines[0] and "new pictures/s over 2 avatar view(s)" in lines[0]
 
 
 @pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs an X display for both windows")

@@ -15,8 +15,8 @@ primitive whose outline width comes from a texture has its own,
 ``edge_points.comp.glsl``), then one tests every edge of the model and lists the
 silhouette ones the picture shows, and a last one, sized by that list (an indirect
 dispatch), walks them. Walking in the testing pass left most invocations of a group
-idle while a few walked (llvmpipe runs a group eight or sixteen invocations at a
-time): at the full shot of the overlay, the two passes cost a fifth less CPU than the
+idle while a few walked (llvmpipe runs a group's invocations a vector at a time):
+at the full shot of the overlay, the two passes cost a fifth less CPU than the
 one. The lines cost about as much as the full-screen post pass, and follow the number
 of edges (``bench --only edges``).
 """
@@ -289,10 +289,11 @@ class EdgeLines:
                 (PARTS_UNIT, GL.GL_TEXTURE_BUFFER, layout.parts.texture)):
             _texture(raw, unit, target, texture)
         # every edge tested, the ones to walk listed; then only those walked, so that no
-        # invocation waits on a neighbour's walk (llvmpipe runs eight or sixteen at once)
+        # invocation idles while a neighbour walks (llvmpipe runs them a vector at a time)
         raw.bind_buffer(GL.GL_SHADER_STORAGE_BUFFER, layout.found)
         raw.buffer_sub_data(GL.GL_SHADER_STORAGE_BUFFER, 0, _FOUND_HEADER.nbytes,
                             _FOUND_HEADER.ctypes.data)
+        raw.bind_buffer(GL.GL_SHADER_STORAGE_BUFFER, 0)
         raw.bind_buffer_base(GL.GL_SHADER_STORAGE_BUFFER, FOUND_BINDING, layout.found)
         c.bind_image(0, picture, 0, GL.GL_FALSE, 0, GL.GL_WRITE_ONLY, GL.GL_RGBA8)
         for find in (True, False):

@@ -107,10 +107,28 @@ class FrameStats:
 
 
 # -- the app under test ---------------------------------------------------------------------
-class RunningApp:
-    """``python -m companion_desktop`` on a fresh data folder, read through /proc."""
+def pin_idle_clip(data_dir: Path, clip: str) -> None:
+    """Her idle pool in the data folder ``data_dir`` (made if new) holds ``clip`` only, as
+    Settings > Animations would leave it; ValueError when it is not a built-in idle."""
+    from companion_desktop.avatar.animation.library import AnimationLibrary
+    from companion_desktop.pipeline.animations import AnimationService
+    from companion_desktop.storage.db import Database
 
-    def __init__(self, folder: Path) -> None:
+    with Database.open(data_dir) as db:
+        service = AnimationService(db, data_dir, AnimationLibrary())
+        idles = [entry.id for entry in service.idle_choices() if entry.builtin]
+        if clip not in idles:
+            raise ValueError(f"{clip!r} is not one of her idle clips ({', '.join(idles)})")
+        service.save_edits({ident: {"in_idle_pool": ident == clip} for ident in idles})
+
+
+class RunningApp:
+    """``python -m companion_desktop`` on a fresh data folder, read through /proc;
+    ``idle_clip``: the one idle clip she plays (``pin_idle_clip``), else her usual pool."""
+
+    def __init__(self, folder: Path, idle_clip: str | None = None) -> None:
+        if idle_clip is not None:
+            pin_idle_clip(folder / "data", idle_clip)
         self.stats_path = folder / "frames.jsonl"
         self.last_motion: tuple[float, float] | None = None
         self.last_rough: tuple[int, int] | None = None  # (steps, over 0.7 px) of cpu_share

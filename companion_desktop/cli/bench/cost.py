@@ -40,18 +40,27 @@ def _frames_text(fps: float | None, views: int | None,
     return text
 
 
+#: The idle clips measured one at a time (``bench_idle_by_clip``): her calmest and her
+#: liveliest. Which clip plays moves the idle figure by half (7 or 14 pictures a second).
+PINNED_CLIPS = ("idle_calm", "idle_sway")
+
+
 def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
-                   beside: Callable[[], None] | None = None) -> None:
-    """Figure 1 (and ``beside``, run while she still idles on screen: figure 2's second half)."""
+                   beside: Callable[[], None] | None = None,
+                   idle_clip: str | None = None) -> None:
+    """Figure 1 (and ``beside``, run while she still idles on screen: figure 2's second half).
+    ``idle_clip``: she plays only that idle clip (the launch and memory lines are left out)."""
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         report("  idle app: skipped (no display; `scripts/run.sh bench --only cost` starts a "
                "virtual one)")
         return
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as folder:
-        app = RunningApp(Path(folder))
+        app = RunningApp(Path(folder), idle_clip)
         try:
             shown = app.wait_shown()
-            if shown is None:
+            if idle_clip is not None:
+                app.settled_rss()
+            elif shown is None:
                 if not app.alive:
                     report(f"  idle app: it exited ({app.proc.returncode}): {app.tail()}")
                     return
@@ -61,8 +70,9 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
                 chat_text = f"{chat:.2f} s" if chat is not None else "not seen"
                 report(f"  launch to window visible: {shown:.2f} s (aim < 1 s); the chat "
                        f"window itself (storage open, her history): {chat_text}")
-            rss = app.settled_rss()  # the embedding model loads 1.5 s after the window shows
-            report(f"  RSS with the embedding model loaded: {rss:.0f} MB (aim <= 500 MB)")
+            if idle_clip is None:
+                rss = app.settled_rss()  # the embedding model loads 1.5 s after the window shows
+                report(f"  RSS with the embedding model loaded: {rss:.0f} MB (aim <= 500 MB)")
             time.sleep(3.0)
             if not app.alive:
                 report(f"  idle app: it exited ({app.proc.returncode}): {app.tail()}")
@@ -70,7 +80,8 @@ def bench_app_idle(report: Callable[[str], None] = print, seconds: float = 10.0,
             share, fps, views = app.cpu_share(seconds)
             per_picture = (f"; {10 * share / fps:.1f} ms of CPU a picture (all of the app's "
                            "CPU over the pictures it drew)" if fps else "")
-            report(f"  idle app (chat window + overlay, Hana) for {seconds:.0f} s: "
+            playing = f", playing only {idle_clip}" if idle_clip is not None else ""
+            report(f"  idle app (chat window + overlay, Hana{playing}) for {seconds:.0f} s: "
                    f"{share:.1f}% of one core, all threads (aim <= 30%); "
                    f"{_frames_text(fps, views, app.last_motion, app.last_rough)}{per_picture}")
             if beside is not None and app.alive:
@@ -118,9 +129,18 @@ def bench_local_model(report: Callable[[str], None] = print, tokens: int = 200,
            f"idling {beside[0]:.1f} tokens/s = {100 * beside[0] / base:.0f}% kept (aim >= 90%)")
 
 
+def bench_idle_by_clip(report: Callable[[str], None] = print, seconds: float = 10.0,
+                       clips: tuple[str, ...] = PINNED_CLIPS) -> None:
+    """Figure 1 again with one idle clip at a time (her idle pool set as Settings >
+    Animations sets it), so that runs compare whatever the random pick would have been."""
+    for clip in clips:
+        bench_app_idle(report, seconds, idle_clip=clip)
+
+
 def run_cost_bench(report: Callable[[str], None] = print) -> None:
     report("cost (the real app in a subprocess, read through /proc):")
     bench_local_model(report)
+    bench_idle_by_clip(report)
     if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
         from companion_desktop.cli.bench.picture import line, run_in_child
 
