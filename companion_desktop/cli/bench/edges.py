@@ -23,6 +23,10 @@ from pathlib import Path
 
 SIZE = (340, 640)
 SUPERSAMPLE = 4
+#: Pictures timed per way and model (in turn, the way first rotating). With 9, the median
+#: moved by a third between two runs on a shared 2-core machine; with 41, Hana's ratio of
+#: lines to none stayed within 1% over two runs (the smaller models' within 10%).
+ROUNDS = 41
 
 
 def edge_models() -> list[tuple[str, Path]]:
@@ -51,7 +55,7 @@ def rest_frame_of(model):  # noqa: ANN001, ANN201
     return frame
 
 
-def measure_model(path: Path, rounds: int = 9, size: tuple[int, int] = SIZE,
+def measure_model(path: Path, rounds: int = ROUNDS, size: tuple[int, int] = SIZE,
                   context=None) -> dict[str, float]:  # noqa: ANN001
     """Edge errors ``none``, ``post``, ``lines`` (where the context has compute shaders),
     ``msaa``, and times ``none_ms``, ``post_ms``, ``lines_ms`` for one model (the context:
@@ -109,7 +113,7 @@ def _peer_line() -> str:
             + ("" if installed else " (and it is not installed: bench --only peer --peer-install)"))
 
 
-def run_edges_bench(rounds: int = 9, models: list[tuple[str, Path]] | None = None,
+def run_edges_bench(rounds: int = ROUNDS, models: list[tuple[str, Path]] | None = None,
                     report: Callable[[str], None] = print) -> dict[str, dict[str, float]]:
     """The table for every model found; the figures by model name."""
     from companion_desktop.avatar.render.context import RenderUnavailable
