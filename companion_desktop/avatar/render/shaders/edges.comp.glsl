@@ -1,7 +1,6 @@
-// Edge lines (``silhouette.py``), second and third passes. The second (``FIND``) tests
-// every edge and lists the ones to walk; the third walks the listed ones, one an
-// invocation, so that no invocation idles while its neighbours walk.
-// The second pass: one edge of the model per invocation,
+// Edge lines (``silhouette.py``), after the vertices are placed, in two parts: the test
+// (``FIND``) lists the edges to walk, the walk walks the listed ones.
+// The test: one edge of the model per invocation,
 // ``c, a, b, d`` (indices of places in ``u_clips``), where a, b, c is a face in winding
 // order and b, a, d the face across the edge (d == c: an open edge). Its primitive's
 // record in ``u_parts`` says which faces are drawn and whether it has a MToon hull,
@@ -27,8 +26,8 @@ layout(rgba8) uniform writeonly image2D u_out;  // the picture
 uniform uint u_count;         // edges
 uniform vec2 u_size;          // the picture, pixels
 uniform float u_depth_bias;   // world units
-// The silhouette edges the first part found: the second part's work groups (x, y, z:
-// its indirect dispatch), their count, and each one's edge (index x 2, + 1: the hull's).
+// The silhouette edges the test found: the walk's work groups (x, y, z: its indirect
+// dispatch), their count, and each one's edge (index x 2, + 1: the hull's).
 layout(std430, binding = 7) buffer Found {
     uint found_groups;
     uint found_y;
@@ -171,9 +170,9 @@ vec4 place(uint at) {
 }
 
 #ifdef FIND
-// The first part: every edge tested, the silhouette edges the picture shows listed
-// (their index, times two, plus one for the hull's), and the list's size counted in
-// work groups of the second part.
+// The test: every edge tested, the silhouette edges the picture shows listed (their
+// index, times two, plus one for the hull's), and the list counted in the walk's work
+// groups.
 void append(uint item) {
     uint at = atomicAdd(found_count, 1u);
     if (at % 64u == 0u) {
@@ -205,8 +204,8 @@ void main() {
     }
 }
 #else
-// The second part: the listed edges walked, one an invocation (every invocation of a
-// group walks: none waits on its neighbours' walks, as in one pass over every edge).
+// The walk: the listed edges, one an invocation. Every invocation of a group walks; in
+// one pass over every edge, most of them waited while the few on the silhouette walked.
 void main() {
     uint index = gl_GlobalInvocationID.x;
     if (index >= found_count) {
@@ -218,7 +217,8 @@ void main() {
     vec4 a = place(e.y);
     vec4 b = place(e.z);
     float bias = u_depth_bias;
-    walk(on_screen(a), on_screen(b), vec4(depth_nearer(a, bias), depth_nearer(b, bias),
-                                          depth_nearer(a, bias / 3.0), depth_nearer(b, bias / 3.0)));
+    vec4 depths = vec4(depth_nearer(a, bias), depth_nearer(b, bias),
+                       depth_nearer(a, bias / 3.0), depth_nearer(b, bias / 3.0));
+    walk(on_screen(a), on_screen(b), depths);
 }
 #endif
