@@ -327,8 +327,9 @@ def _ready_line(process: subprocess.Popen[bytes], timeout_s: float,
     return data
 
 
-def _end(process: subprocess.Popen[bytes], wait_s: float = 5.0) -> None:
-    """Close the mind's input (it exits), then kill it if it lingers."""
+def _end(process: subprocess.Popen[bytes], wait_s: float = 1.0) -> None:
+    """Close the mind's input (it exits at once, even mid-reply), then kill it if it
+    lingers ``wait_s``."""
     try:
         if process.stdin is not None:
             process.stdin.close()

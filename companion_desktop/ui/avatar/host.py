@@ -145,6 +145,8 @@ class AvatarHost(QObject):
         unless a later ``load_async`` came first (then only the later one reports)."""
         path = Path(path)
         self.loading.emit(str(path))
+        if self._stats_path:  # bench and tests see when a load began
+            note(self._stats_path, "model_loading", model=str(path))
         loader = _Loader(path)
         loader.loaded.connect(self._loaded)  # queued to this (the GUI) thread
         loader.failed.connect(self._failed)

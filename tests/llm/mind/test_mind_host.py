@@ -113,6 +113,41 @@ def test_stop_while_waking_leaves_no_process(host: MindHost) -> None:
         assert answers(running.url)
 
 
+def test_stop_while_she_writes_a_long_reply_ends_her_mind_at_once(host: MindHost) -> None:
+    """A quit while a reply is generated: her mind's process ends within a second (its
+    server's teardown would wait for the reply), and the reply's caller sees it end."""
+    import threading
+
+    with host.use(SMALL) as running:
+        pass
+    outcome: list[object] = []
+
+    def long_reply() -> None:
+        try:
+            with httpx.stream("POST", f"{running.url}/v1/chat/completions", timeout=60, json={
+                    "messages": [{"role": "user", "content": "Tell a very long story."}],
+                    "max_tokens": 2000, "seed": 1, "stream": True,
+                    "ignore_eos": True}) as reply:
+                for line in reply.iter_lines():
+                    if line.startswith("data:") and not outcome:
+                        outcome.append("writing")
+        except httpx.HTTPError as error:
+            outcome.append(error)
+
+    writer = threading.Thread(target=long_reply, daemon=True)
+    writer.start()
+    deadline = time.monotonic() + 60
+    while not outcome and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert outcome == ["writing"]  # the reply is under way
+    began = time.monotonic()
+    host.stop()
+    assert time.monotonic() - began < 1.0
+    assert running.process.poll() == 0  # it ended by itself, not killed
+    writer.join(10)
+    assert not writer.is_alive() and mind_processes() == []
+
+
 def test_a_damaged_model_says_where_the_log_is(host: MindHost, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     site = tmp_path / "site"
