@@ -4,6 +4,7 @@ left behind by a cancelled or failed start."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -116,8 +117,6 @@ def test_stop_while_waking_leaves_no_process(host: MindHost) -> None:
 def test_stop_while_she_writes_a_long_reply_ends_her_mind_at_once(host: MindHost) -> None:
     """A quit while a reply is generated: her mind's process ends within a second (its
     server's teardown would wait for the reply), and the reply's caller sees it end."""
-    import threading
-
     with host.use(SMALL) as running:
         pass
     outcome: list[object] = []
