@@ -26,7 +26,11 @@ TEXTURES = {
     "eye_white": textures.eye_white_texture,
     "mouth": textures.mouth_texture,
     "hair": textures.hair_texture,
+    "brow": textures.brow_texture,
+    "lower_lash": textures.lower_lash_texture,
 }
+#: Textures sampled with clamped edges (sampler 1); the rest repeat (sampler 0).
+CLAMPED = ("brow", "lower_lash")
 
 
 def place_eyes(sk: Skeleton) -> None:
@@ -228,8 +232,13 @@ def build_document(
             {"name": key, "mimeType": "image/png", "bufferView": g.view(encode_png(draw()))}
         )
         tex_index[key] = i
-    textures_json = [{"sampler": 0, "source": i} for i in range(len(images))]
-    samplers = [{"magFilter": 9729, "minFilter": 9987, "wrapS": 10497, "wrapT": 10497}]
+    textures_json = [
+        {"sampler": int(key in CLAMPED), "source": i} for i, key in enumerate(TEXTURES)
+    ]
+    samplers = [
+        {"magFilter": 9729, "minFilter": 9987, "wrapS": 10497, "wrapT": 10497},
+        {"magFilter": 9729, "minFilter": 9987, "wrapS": 33071, "wrapT": 33071},
+    ]
     materials = [material_json(look, tex_index) for look in LOOKS]
     # nodes: 0 = Root, 1..bones = joints, then one node per mesh
     nodes: list[dict] = [

@@ -163,24 +163,51 @@ def lash_positions(st: EyeState) -> np.ndarray:
 LOWER_COLS = 14
 
 
+def lower_half(s: np.ndarray) -> np.ndarray:
+    """Half the lower lash stroke's thickness along it (s: 0 at its inner end, 1 at the
+    eye's outer corner), metres."""
+    return 0.7 * 0.00085 * np.sin(np.pi * np.clip(s, 0.0, 1.0)) ** 0.7
+
+
 def lower_positions(st: EyeState) -> np.ndarray:
-    u = np.linspace(0.52, 1.0, LOWER_COLS)
+    """The lower lash's strip along the outer half of the lower lid; its stroke lies a
+    little below the lid line, and it closes to nothing with the eye."""
+    s = np.linspace(0.0, 1.0, LOWER_COLS)
+    u = 0.52 + 0.48 * s
     base = _curve(u, st.bot)
-    t = np.sin(np.pi * (u - 0.52) / 0.48) ** 0.7 * 0.00085
-    t = t * (np.abs(st.top - st.bot).max() > 1e-4)
-    y = np.stack([base - t, base + t * 0.4])
+    half = lower_half(s)
+    centre = base - 0.3 * half / 0.7  # the stroke runs from 1 below the lid line to 0.4 above
+    strip = stroke_strip_half(half) * (np.abs(st.top - st.bot).max() > 1e-4)
+    y = np.stack([centre - strip, centre + strip])
     return face_point(np.broadcast_to(_x(u), y.shape), y, LIFT["lower"])[0]
 
 
 BROW_COLS = 16
+#: Thin strokes (a brow, a lower lash) lie on strips wider than themselves and are drawn
+#: in the strip's texture (``textures.stroke_texture``), alpha-blended. A strip at least
+#: this half-height covers a pixel's height at the overlay's size, so the stroke's
+#: filtered texture shows a thin line there, where a strip as thin as the stroke fell
+#: between pixel centres and broke into dashes.
+STROKE_STRIP_HALF = 0.0020
+STROKE_MARGIN = 0.0004  # a strip's least margin beyond its stroke, each side
+
+
+def stroke_strip_half(half: np.ndarray) -> np.ndarray:
+    """Half the height of the strip a stroke of half-thickness ``half`` lies on."""
+    return np.maximum(np.asarray(half) + STROKE_MARGIN, STROKE_STRIP_HALF)
+
+
+def brow_half(u: np.ndarray) -> np.ndarray:
+    """Half the brow stroke's thickness along it (u: 0 inner end, 1 outer end), metres."""
+    return 0.0016 * (1.0 - 0.6 * u) * np.sin(np.pi * np.clip(u * 0.9 + 0.05, 0, 1)) ** 0.4 + 0.0003
 
 
 def brow_positions(st: EyeState) -> np.ndarray:
     u = np.linspace(0.0, 1.0, BROW_COLS)
     x = 0.023 + u * 0.052
     mid = pchip([0.0, 0.5, 1.0], list(st.brow), u)
-    th = 0.0016 * (1.0 - 0.6 * u) * np.sin(np.pi * np.clip(u * 0.9 + 0.05, 0, 1)) ** 0.4 + 0.0003
-    y = np.stack([mid - th, mid + th])
+    half = stroke_strip_half(brow_half(u))
+    y = np.stack([mid - half, mid + half])
     return face_point(np.broadcast_to(x, y.shape), y, LIFT["brow"])[0]
 
 
@@ -284,7 +311,7 @@ def eye_parts(side: str, w, head_bone: int, eye_bone: int) -> list[Part]:
         ("eye_white", "EyeWhite", white_positions, _grid_uv(WHITE_ROWS, WHITE_COLS), head_bone),
         ("iris", "Iris", iris_positions, iris_uv(), eye_bone),
         ("lash", "EyeLine", lash_positions, _grid_uv(2, LASH_COLS), head_bone),
-        ("lower_lash", "EyeLine", lower_positions, _grid_uv(2, LOWER_COLS), head_bone),
+        ("lower_lash", "LowerLine", lower_positions, _grid_uv(2, LOWER_COLS), head_bone),
         ("brow", "Brow", brow_positions, _grid_uv(2, BROW_COLS), head_bone),
     ]
     parts = []

@@ -30,6 +30,7 @@ class Look:
     shift: float = 0.0
     double_sided: bool = False
     gi: float = 0.9
+    blend: bool = False  # alpha-blended (its texture's alpha): a stroke on a wider strip
 
 
 LOOKS: tuple[Look, ...] = (
@@ -40,7 +41,8 @@ LOOKS: tuple[Look, ...] = (
     Look("EyeWhite", "#FFFFFF", "#F2F0FA", "eye_white", toony=1.0, shift=0.0),
     Look("Iris", "#FFFFFF", "#E2E2EA", "iris", toony=1.0, shift=0.0),
     Look("EyeLine", "#3B1F2E", "#2E1824", toony=1.0, shift=0.0),
-    Look("Brow", "#B0617C", "#95506A", toony=1.0, shift=0.0),
+    Look("Brow", "#B0617C", "#95506A", "brow", toony=1.0, shift=0.0, blend=True),
+    Look("LowerLine", "#3B1F2E", "#2E1824", "lower_lash", toony=1.0, shift=0.0, blend=True),
     Look("Mouth", "#FFFFFF", "#E6DADA", "mouth", toony=1.0, shift=0.0),
     Look(
         "Hair",
@@ -127,6 +129,7 @@ DRAW_ORDER = (
     "EyeWhite",
     "Iris",
     "EyeLine",
+    "LowerLine",
     "Brow",
     "Mouth",
     "Hair",
@@ -164,7 +167,7 @@ def material_json(look: Look, texture_index: dict[str, int]) -> dict:
     return {
         "name": look.name,
         "pbrMetallicRoughness": pbr,
-        "alphaMode": "OPAQUE",
+        "alphaMode": "BLEND" if look.blend else "OPAQUE",
         "doubleSided": look.double_sided,
         "emissiveFactor": [0.0, 0.0, 0.0],
         "extensions": {"KHR_materials_unlit": {}, "VRMC_materials_mtoon": mtoon},

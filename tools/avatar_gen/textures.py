@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .face import brow_half, lower_half, stroke_strip_half
 from .head import FACE_UV_SIZE, FACE_UV_TOP
 from .mathutil import hex_rgb, smoothstep
 
@@ -67,6 +68,29 @@ def face_texture(size: int = 256) -> np.ndarray:
     nose = _ellipse(u, v, 0.5 + 0.002, (FACE_UV_TOP - 1.2865) / FACE_UV_SIZE, 0.0075, 0.0055, 0.6)
     img = _over(img, _rgb("#F2B6AE"), nose * 0.75)
     return _to_u8(img)
+
+
+def stroke_texture(half, width: int = 128, height: int = 64) -> np.ndarray:
+    """A thin stroke on its strip (``face.stroke_strip_half``; u along the stroke, v
+    across it), ``half(u)`` its half-thickness: white, opaque where the stroke is, clear in
+    the strip's margins, its edge smoothed over a texel."""
+    u, v = _grid(height, width)
+    stroke = half(u)
+    share = stroke / stroke_strip_half(stroke)  # the stroke's part of the strip's half
+    across = np.abs(2.0 * v - 1.0)  # 0 on the stroke's middle line, 1 at the strip's edges
+    texel = 2.0 / height
+    alpha = 1.0 - smoothstep(share - texel / 2, share + texel / 2, across)
+    img = np.ones((height, width, 4))
+    img[..., 3] = alpha * (stroke > 0)
+    return _to_u8(img)
+
+
+def brow_texture() -> np.ndarray:
+    return stroke_texture(brow_half)
+
+
+def lower_lash_texture() -> np.ndarray:
+    return stroke_texture(lower_half)
 
 
 def iris_texture(size: int = 128) -> np.ndarray:
