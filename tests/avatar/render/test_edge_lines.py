@@ -201,23 +201,42 @@ def test_rigid_parts_and_a_skinned_model_are_smoothed(gl_context, gl):
 def test_the_whole_model_pass_places_vertices_as_the_one_by_one_pass(gl_context, gl,
                                                                      monkeypatch):
     """Primitives whose outline width comes from a texture are placed one by one; the
-    others all at once. Placed one by one, every primitive gives the same picture, but
-    for the few pixels two edges cross, which take whichever edge wrote last."""
+    others all at once. Placed one by one, every vertex (on the surface and on the hull)
+    lands where the whole-model pass puts it, and the picture's edges are as smooth (its
+    pixels may differ where two edges cross one: whichever edge the walk wrote last)."""
     from companion_desktop.avatar.render import silhouette
+    from companion_desktop.avatar.render.camera import frame_camera
+    from companion_desktop.avatar.render.offscreen import OffscreenRenderer, rest_frame
     from companion_desktop.avatar.vrm.loader import load_model
     from companion_desktop.resources import default_avatar_path
 
+    width, height = 120, 220
     for model in (scenes.doll(), load_model(default_avatar_path())):
-        together = _pictures(gl_context, model, size=(120, 220))
-        with monkeypatch.context() as patch:
-            patch.setattr(silhouette, "_textured", lambda prim, params: params.has_outline)
-            apart = _pictures(gl_context, model, size=(120, 220))
-        reference = together["reference"]
-        edges = edge_mask(reference[..., 3]).sum()
-        differ = np.abs(together["lines"].astype(int) - apart["lines"].astype(int)).max(-1) > 1
-        assert differ.sum() <= 0.02 * edges
-        assert edge_error(apart["lines"], reference)[0] == pytest.approx(
-            edge_error(together["lines"], reference)[0], abs=0.1)
+        frame = rest_frame(model)
+        camera = frame_camera(model, frame, "full", width / height)
+        reference = _pictures(gl_context, model, size=(width, height), modes=())["reference"]
+        places, errors = [], []
+        for one_by_one in (False, True):
+            with monkeypatch.context() as patch:
+                if one_by_one:
+                    patch.setattr(silhouette, "_textured", lambda prim, params: params.has_outline)
+                offscreen = OffscreenRenderer(aa="lines", context=gl_context)
+                try:
+                    if offscreen.renderer.aa != "lines":
+                        pytest.skip("this OpenGL context has no compute shaders")
+                    picture = offscreen.render(model, frame, width, height, camera=camera,
+                                               premultiplied=True)
+                    layout = offscreen.renderer.edges._layout
+                    assert layout.textured == (tuple(layout.outlined) if one_by_one
+                                               else layout.textured)
+                    places.append(_buffer(layout.places.buffer, np.float32).reshape(-1, 4))
+                    errors.append(edge_error(picture, reference)[0])
+                finally:
+                    offscreen.renderer.release()
+        together, apart = places
+        assert together.shape == apart.shape and len(together) > 100
+        np.testing.assert_allclose(apart, together, rtol=1e-5, atol=1e-5)
+        assert errors[1] == pytest.approx(errors[0], abs=0.25)
 
 
 def _buffer(buffer: int, dtype) -> np.ndarray:  # noqa: ANN001
