@@ -148,6 +148,11 @@ SIDE_ROWS, SIDE_COLS = 11, 8
 BACK_ROWS, BACK_COLS = 8, 6
 TAIL_ROWS, TAIL_COLS = 18, 16
 JOINT_ROWS = 13  # a bang's path as its joints are placed on
+#: How far a bang's root lies under the cap (metres; its joints stay where they were).
+#: Lying on the cap, 0-2 mm from it, a bang's outline met the cap in slivers narrower than
+#: a pixel at the overlay's size, dotted lines over her crown; from under the cap the
+#: bangs come out towards her hairline, their outline whole.
+BANG_ROOT_SINK = 0.008
 
 
 def _taper(t: np.ndarray, root: float, peak_at: float, tip_power: float = 0.8) -> np.ndarray:
@@ -171,14 +176,15 @@ def bangs(sk: Skeleton, w: Weights, head: int) -> tuple[list[Part], list[Chain]]
     parts, chains = [], []
     for i, (az, tip, hw, layer) in enumerate(spec):
 
-        def along(n: int, az=az, tip=tip, layer=layer):
+        def along(n: int, sink: float = 0.0, az=az, tip=tip, layer=layer):
             t = np.linspace(0, 1, n)
             theta = D(14 + (tip - 14) * t)
             phi = D(az * (0.45 + 0.5 * t + 0.05 * t * t)) - D(az) * 0.10 * t**3
             lift = 0.002 + 0.0018 * layer + 0.006 * np.clip((t - 0.55) / 0.45, 0, 1) ** 1.5
+            lift = lift - sink * (1.0 - np.clip((t - 0.25) / 0.3, 0, 1))
             return resample(scalp(theta, phi, lift), n), phi, t
 
-        path, phi, t = along(BANG_ROWS)
+        path, phi, t = along(BANG_ROWS, BANG_ROOT_SINK)
         side = np.stack([np.cos(phi), np.zeros_like(phi), -np.sin(phi)], -1)
         half_w = hw * _taper(t, 0.75, 0.35, 0.9)
         half_t = 0.0035 * _taper(t, 0.9, 0.3, 0.5) + 0.0004
