@@ -176,7 +176,7 @@ def lower_positions(st: EyeState) -> np.ndarray:
     u = 0.52 + 0.48 * s
     base = _curve(u, st.bot)
     half = lower_half(s)
-    centre = base - 0.3 * half / 0.7  # the stroke runs from 1 below the lid line to 0.4 above
+    centre = base - 0.3 * half / 0.7  # as before: t below the lid line to 0.4 t above it
     strip = stroke_strip_half(half) * (np.abs(st.top - st.bot).max() > 1e-4)
     y = np.stack([centre - strip, centre + strip])
     return face_point(np.broadcast_to(_x(u), y.shape), y, LIFT["lower"])[0]

@@ -20,9 +20,9 @@ from companion_desktop.resources import default_avatar_path
 
 pytestmark = pytest.mark.gl
 W, H = 340, 486  # the overlay's view at its default size, her whole figure
-#: How much darker (0-255, the darkest channel sum / 3) than the lightest pixel near it
-#: every column of a brow must be somewhere along the brow's rows.
-LEAST_DARKENING = 16  # her brows darken every column by 32 or more; the old dashes by 0
+#: How far apart the lightest and darkest pixels (the mean of R, G and B, 0-255) of every
+#: column across a brow (its rows and two more each side) must be.
+LEAST_DARKENING = 16  # her brows: 32 or more in every column; the old dashed ones: 0
 
 
 @pytest.fixture(scope="module")
