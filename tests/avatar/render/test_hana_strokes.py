@@ -26,7 +26,7 @@ LEAST_DARKENING = 16  # her brows: 32 or more in every column; the old dashed on
 
 
 @pytest.fixture(scope="module")
-def hana():
+def model():
     return load_model(default_avatar_path())
 
 
@@ -54,8 +54,7 @@ def _brows(model, frame, camera) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("expression", [None, "angry", "surprised"])
-def test_her_brows_are_unbroken_lines_at_the_overlays_size(gl, lines, hana, expression):
-    model = hana
+def test_her_brows_are_unbroken_lines_at_the_overlays_size(gl, lines, model, expression):
     runtime = AvatarRuntime(model, random.Random(0), animation=relaxed_pose)
     runtime.set_blink_enabled(False)
     if expression is not None:
